@@ -1,0 +1,91 @@
+# cxfab — one entry point for setup, tests, the lab and the demo.
+#
+#   make demo        the main job: lab up, site.yml, verify.yml, report, lab down
+#   make test        everything CI runs (lint, unit, integration, native, lab tier)
+#   make test-fast   lint + unit tests (seconds)
+#
+# Every target runs `setup` first; setup is idempotent (stamps under .cache/).
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+VENV    := $(TOP)/.venv
+CACHE   := $(TOP)/.cache
+PYTHON  ?= python3
+export PATH            := $(VENV)/bin:$(PATH)
+export ANSIBLE_CONFIG  := $(TOP)/ansible.cfg
+export PYTHONDONTWRITEBYTECODE := 1
+
+APT_PACKAGES := $(shell sed -e 's/\#.*//' -e '/^\s*$$/d' $(TOP)/requirements-apt.txt)
+PYTEST_ARGS  ?=
+
+
+# Area fragments, read before the rules below so their hooks take effect:
+# each may add targets and append to SETUP_EXTRA, INTEGRATION_PREREQS, TEST_EXTRA.
+-include $(TOP)/native/native.mk
+-include $(TOP)/tests/lab/lab.mk
+
+.PHONY: help setup setup-apt setup-venv lint test test-fast test-unit test-integration \
+        test-system docs demo clean distclean
+
+help:  ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
+	  awk 'BEGIN {FS = ":.*?## "}; {printf "  %-18s %s\n", $$1, $$2}'
+
+# ---------------------------------------------------------------- setup
+setup: setup-apt setup-venv $(SETUP_EXTRA)  ## Install apt packages and the venv (idempotent)
+
+# Installs only the packages that are missing, so a second run touches nothing.
+setup-apt:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo ">> apt: installing" $$missing; \
+	  [ "$$(id -u)" = 0 ] || { echo "setup needs root for apt (missing: $$missing)" >&2; exit 1; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+setup-venv: $(VENV)/.stamp
+
+# Rebuilt only when the pinned requirements change.
+$(VENV)/.stamp: requirements.txt
+	@echo ">> venv: installing pinned requirements into .venv"
+	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
+	@$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+# ---------------------------------------------------------------- quality
+lint: setup  ## ruff, yamllint, ansible-lint (production profile)
+	ruff check .
+	ruff format --check .
+	yamllint -s .
+	ansible-lint --profile production --offline -q
+
+docs: setup  ## Regenerate docs/data-model.md from the schema
+	python -m tests.tools.gen_data_model_doc > docs/data-model.md
+
+# ---------------------------------------------------------------- tests
+test-unit: setup
+	pytest -q tests/unit $(PYTEST_ARGS)
+
+test-integration: setup $(INTEGRATION_PREREQS)
+	pytest -q tests/integration $(PYTEST_ARGS)
+
+test-fast: lint test-unit  ## Lint and unit tests only
+
+test: lint test-unit test-integration $(TEST_EXTRA)  ## Everything CI runs
+	@echo ">> make test: all tiers passed"
+
+# ---------------------------------------------------------------- the main job
+demo: setup  ## Validate the example fabric (the full lab demo lands with the host roles)
+	ansible-playbook playbooks/validate.yml -i inventories/example
+	@echo ">> demo: the example fabric is valid. The lab run (site.yml + verify.yml) is not built yet."
+
+clean:  ## Remove build outputs and reports
+	rm -rf build native/build reports
+
+distclean: clean  ## Also remove the venv and the download cache
+	rm -rf $(VENV) $(CACHE)
