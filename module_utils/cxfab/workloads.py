@@ -1,0 +1,218 @@
+"""Parsers for the outputs of the standard workloads and the plan of a pair's runs.
+
+Each parser returns bits per second (float) and raises ValueError naming what it
+could not find, so a verify report says why a figure is missing instead of 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def iperf3_bps(stdout: str) -> float:
+    """iperf3 -J: the receiver's view of the whole run."""
+    data = json.loads(stdout)
+    if "error" in data:
+        raise ValueError(f"iperf3: {data['error']}")
+    return float(data["end"]["sum_received"]["bits_per_second"])
+
+
+def perftest_bps(stdout: str) -> float:
+    """ib_write_bw --report_gbits: the BW average column of the result row."""
+    header = re.search(r"#bytes\s+#iterations\s+BW peak\[(\w+)/sec\]\s+BW average", stdout)
+    if not header:
+        raise ValueError("ib_write_bw: no result table in the output")
+    unit = header.group(1)
+    row = re.search(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s", stdout[header.end() :], re.M)
+    if not row:
+        raise ValueError("ib_write_bw: result table has no row")
+    scale = {"Gb": 1e9, "Mb": 1e6, "MB": 8e6, "GB": 8e9}.get(unit)
+    if scale is None:
+        raise ValueError(f"ib_write_bw: unknown unit {unit}/sec")
+    return float(row.group(4)) * scale
+
+
+def qperf_bps(stdout: str, test: str) -> float:
+    """qperf: the `bw = 9.5 GB/sec` line below the test's name."""
+    block = re.search(
+        rf"^{re.escape(test)}:\s*\n\s*bw\s*=\s*([\d.]+)\s*([KMGT]?)(B|b)/sec", stdout, re.M
+    )
+    if not block:
+        raise ValueError(f"qperf: no bandwidth for {test}")
+    value, prefix, unit = float(block.group(1)), block.group(2), block.group(3)
+    return value * _UNITS[prefix] * (8 if unit == "B" else 1)
+
+
+def pingpong_result(stdout: str) -> dict:
+    """pingpong --json: the client's summary object."""
+    data = json.loads(stdout)
+    for key in ("checksum", "bytes_per_s_client_to_server"):
+        if key not in data:
+            raise ValueError(f"pingpong: JSON has no {key!r}")
+    return data
+
+
+# ---------------------------------------------------------------- the plan of a pair
+
+
+def _address(host: dict, vlan: int) -> str:
+    """The host's address on the pair's VLAN (the bond's for the untagged one)."""
+    for interface in host.get("vlans", []):
+        if interface["id"] == vlan:
+            return interface["address"].split("/")[0]
+    bond = host.get("bond") or {}
+    if bond.get("address"):
+        return bond["address"].split("/")[0]
+    raise ValueError(f"the host has no address on VLAN {vlan}")
+
+
+def plan_pair(
+    fabric: dict,
+    pair: dict,
+    bin_dir: str,
+    port_base: int,
+    duration: int,
+    rcat_file: str,
+    rcat_out: str,
+    cpus: dict | None = None,
+) -> list[dict]:
+    """Every run of one host pair: server and client argv, in the order they run.
+
+    pingpong for each network transport and message size; shm in loopback on the
+    client (it never crosses the network); then the references measured between
+    the same hosts in the same run: iperf3 for TCP, ib_write_bw per size and qperf
+    for RDMA; last, rcat streams a file whose sha256 must arrive intact.
+    """
+    workloads = fabric["workloads"]
+    server_ip = _address(fabric["hosts"][pair["server"]], pair["vlan"])
+    cpus = cpus or {}
+    pin = {
+        side: (["--cpus", cpus[side]] if cpus.get(side) else []) for side in ("server", "client")
+    }
+    common = ["--iterations", str(workloads["iterations"])]
+    common += ["--pipeline", str(workloads.get("pipeline", 1))]
+    common += ["--compute"] if workloads.get("compute") else []
+    common += ["--json"]
+    transports = workloads["transports"]
+    runs: list[dict] = []
+    port = port_base
+
+    def add(run: dict) -> None:
+        nonlocal port
+        runs.append({"port": port, "size_bytes": None, **run})
+        port += 1
+
+    for transport in (t for t in transports if t != "shm"):
+        for size in workloads["message_sizes"]:
+            base = [f"{bin_dir}/pingpong", "--transport", transport, "--size", str(size)]
+            add(
+                {
+                    "tool": "pingpong",
+                    "transport": transport,
+                    "size_bytes": size,
+                    "server": [*base, "--server", f"0.0.0.0:{port}", *common, *pin["server"]],
+                    "client": [*base, "--client", f"{server_ip}:{port}", *common, *pin["client"]],
+                }
+            )
+    if "shm" in transports:
+        for size in workloads["message_sizes"]:
+            add(
+                {
+                    "tool": "pingpong",
+                    "transport": "shm",
+                    "size_bytes": size,
+                    "server": None,
+                    "client": [
+                        f"{bin_dir}/pingpong",
+                        "--transport",
+                        "shm",
+                        "--loopback",
+                        "--size",
+                        str(size),
+                        *common,
+                    ],
+                }
+            )
+    if "tcp" in transports:
+        add(
+            {
+                "tool": "iperf3",
+                "transport": "tcp",
+                "server": ["iperf3", "-s", "-1", "-p", str(port)],
+                "client": ["iperf3", "-c", server_ip, "-p", str(port), "-t", str(duration), "-J"],
+            }
+        )
+    if "rdma" in transports:
+        for size in workloads["message_sizes"]:
+            perftest = ["ib_write_bw", "-R", "-F", "--report_gbits", "-s", str(size)]
+            perftest += ["-D", str(duration), "-p", str(port)]
+            add(
+                {
+                    "tool": "ib_write_bw",
+                    "transport": "rdma",
+                    "size_bytes": size,
+                    "server": perftest,
+                    "client": [*perftest, server_ip],
+                }
+            )
+        add(
+            {
+                "tool": "qperf",
+                "transport": "rdma",
+                "server": ["qperf", "-lp", str(port)],
+                "client": [
+                    "qperf",
+                    server_ip,
+                    "-lp",
+                    str(port),
+                    "-t",
+                    str(duration),
+                    "rc_rdma_write_bw",
+                    "tcp_bw",
+                    "quit",
+                ],
+            }
+        )
+        add(
+            {
+                "tool": "rcat",
+                "transport": "rdma",
+                "server": [
+                    "sh",
+                    "-c",
+                    f'exec "$0" --transport rdma --server 0.0.0.0:{port} > "$1"',
+                    f"{bin_dir}/rcat",
+                    rcat_out,
+                ],
+                "client": [
+                    "sh",
+                    "-c",
+                    f'exec "$0" --transport rdma --client {server_ip}:{port} < "$1"',
+                    f"{bin_dir}/rcat",
+                    rcat_file,
+                ],
+            }
+        )
+    return runs
+
+
+def run_result(run: dict, stdout: str) -> dict:
+    """One line of the results: what ran and the bits per second it reached."""
+    result = {k: run.get(k) for k in ("tool", "transport", "size_bytes")}
+    if run["tool"] == "pingpong":
+        data = pingpong_result(stdout)
+        result["bits_per_second"] = 8 * float(data["bytes_per_s_client_to_server"])
+        result["checksum"] = data["checksum"]
+    elif run["tool"] == "iperf3":
+        result["bits_per_second"] = iperf3_bps(stdout)
+    elif run["tool"] == "ib_write_bw":
+        result["bits_per_second"] = perftest_bps(stdout)
+    elif run["tool"] == "qperf":
+        result["bits_per_second"] = qperf_bps(stdout, "rc_rdma_write_bw")
+        result["tcp_bits_per_second"] = qperf_bps(stdout, "tcp_bw")
+    else:
+        result["bits_per_second"] = None
+    return result
