@@ -1,0 +1,135 @@
+"""Assemble the fabric document from inventory variables, fill defaults, normalise.
+
+The fabric document is the one source of truth every stage reads:
+
+    {fabric_name, switch_pairs, vlans, hosts: {<inventory_hostname>: cxfab_host}, workloads}
+
+Its pieces come from these inventory variables (see docs/data-model.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import schema
+
+# Top-level key of the fabric document -> inventory variable (group_vars/all).
+FABRIC_VARS = {
+    "fabric_name": "cxfab_fabric_name",
+    "switch_pairs": "cxfab_switch_pairs",
+    "vlans": "cxfab_vlans",
+    "workloads": "cxfab_workloads",
+}
+# The per-host variable (host_vars/<host>/) that becomes hosts.<host>.
+HOST_VAR = "cxfab_host"
+HOSTS_GROUP = "hosts"
+SWITCHES_GROUP = "switches"
+
+# VRRP priorities filled in when none are given (see normalise_vrrp).
+VRRP_MASTER_PRIORITY = 110
+VRRP_BACKUP_PRIORITY = 100
+
+
+def plain(value: Any) -> Any:
+    """A copy made of builtin types only (inventory values may be str/dict subclasses)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def assemble(fabric_vars: Mapping[str, Any], host_vars: Mapping[str, Any]) -> dict:
+    """The raw fabric document.
+
+    fabric_vars: the inventory variables of FABRIC_VARS (absent ones are left out);
+    host_vars: inventory hostname -> its cxfab_host value (None when undefined).
+    """
+    document: dict[str, Any] = {}
+    for key, var in FABRIC_VARS.items():
+        if var in fabric_vars and fabric_vars[var] is not None:
+            document[key] = plain(fabric_vars[var])
+    document["hosts"] = {name: plain(value) for name, value in host_vars.items()}
+    ordered = {key: document[key] for key in schema.TOP_LEVEL_KEYS if key in document}
+    return schema.convert_types(schema.document_schema(), ordered)
+
+
+def with_defaults(document: dict) -> dict:
+    """A copy of a schema-valid document with every default filled in."""
+    return schema.fill_defaults(schema.document_schema(), document)
+
+
+def normalise(document: dict) -> dict:
+    """Defaults plus the derived values every stage would otherwise recompute.
+
+    - MAC addresses in upper case (as Onyx prints them);
+    - host VLAN interface MTU defaults to the bond MTU;
+    - VRRP vrid defaults to the VLAN id (when <= 255) and priorities are spread
+      so that masters alternate between the two peers (see normalise_vrrp).
+    """
+    fabric = with_defaults(document)
+    for pair in fabric["switch_pairs"]:
+        if "mlag" in pair:
+            pair["mlag"]["system_mac"] = pair["mlag"]["system_mac"].upper()
+    for vlan in fabric["vlans"]:
+        gateway = vlan["gateway"]
+        if "virtual_mac" in gateway:
+            gateway["virtual_mac"] = gateway["virtual_mac"].upper()
+        if gateway["mode"] == "vrrp" and "vrid" not in gateway["vrrp"] and vlan["id"] <= 255:
+            gateway["vrrp"]["vrid"] = vlan["id"]
+    normalise_vrrp(fabric)
+    for host in fabric["hosts"].values():
+        bond_mtu = host.get("bond", {}).get("mtu")
+        for vlan in host["vlans"]:
+            if "mtu" not in vlan and bond_mtu is not None:
+                vlan["mtu"] = bond_mtu
+    return fabric
+
+
+def pair_of_vlan(fabric: dict, vlan: dict) -> dict | None:
+    """The switch pair whose peers carry the VLAN's SVIs (None if none or ambiguous)."""
+    owners = [
+        pair
+        for pair in fabric["switch_pairs"]
+        if any(peer["name"] in vlan.get("svi_addresses", {}) for peer in pair["peers"])
+    ]
+    return owners[0] if len(owners) == 1 else None
+
+
+def normalise_vrrp(fabric: dict) -> None:
+    """Fill missing VRRP priorities so masters are spread evenly over the two peers.
+
+    Per switch pair, the VRRP VLANs are taken in VLAN id order; the n-th one
+    (counting from 0) gets VRRP_MASTER_PRIORITY on peers[n % 2] and
+    VRRP_BACKUP_PRIORITY on the other peer. VLANs with explicit priorities keep
+    them but still count, so adding priorities to one VLAN does not move others.
+    """
+    counters: dict[str, int] = {}
+    vrrp_vlans = [
+        vlan
+        for vlan in fabric["vlans"]
+        if vlan["gateway"]["mode"] == "vrrp" and vlan["state"] == "present"
+    ]
+    for vlan in sorted(vrrp_vlans, key=lambda v: v["id"]):
+        pair = pair_of_vlan(fabric, vlan)
+        if pair is None:
+            continue
+        index = counters.get(pair["name"], 0)
+        counters[pair["name"]] = index + 1
+        vrrp = vlan["gateway"]["vrrp"]
+        if vrrp.get("priorities"):
+            continue
+        names = [peer["name"] for peer in pair["peers"]]
+        master = names[index % 2]
+        vrrp["priorities"] = {
+            name: VRRP_MASTER_PRIORITY if name == master else VRRP_BACKUP_PRIORITY for name in names
+        }

@@ -1,0 +1,149 @@
+"""Semantic cross-device rules of the fabric (checked after the schema).
+
+Each rule is a function registered with `@rule(id, summary)`; it receives a
+FabricView of the normalised fabric and yields (document path, reason) pairs.
+The path is a tuple inside the fabric document, e.g. ("vlans", 2,
+"svi_addresses", "sw-b"); validate.py turns it into the inventory key path.
+
+To add a rule: write the function in the module of its section, decorate it,
+and add a negative case under tests/unit/cases/ (a test fails for any rule
+without one). docs/data-model.md lists the rules (regenerate with `make docs`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import ipaddress
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Finding = tuple[tuple[Any, ...], str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    summary: str
+    section: str
+    check: Callable[[FabricView], Iterable[Finding]]
+
+
+RULES: list[Rule] = []
+
+
+def rule(rule_id: str, summary: str) -> Callable:
+    """Register a rule; its section is the module it lives in."""
+
+    def register(check: Callable[[FabricView], Iterable[Finding]]) -> Callable:
+        if any(existing.id == rule_id for existing in RULES):
+            raise ValueError(f"rule {rule_id} registered twice")
+        section = check.__module__.rsplit(".", 1)[-1]
+        RULES.append(Rule(rule_id, summary, section, check))
+        return check
+
+    return register
+
+
+class FabricView:
+    """Indexes over a normalised fabric, shared by the rules."""
+
+    def __init__(self, fabric: dict, groups: Mapping[str, Iterable[str]] | None = None):
+        self.fabric = fabric
+        self.groups = {name: list(members) for name, members in (groups or {}).items()}
+        self.pairs = fabric["switch_pairs"]
+        self.vlans = fabric["vlans"]
+        self.hosts = fabric["hosts"]
+        self.workloads = fabric["workloads"]
+        self.pair_by_name = {pair["name"]: pair for pair in self.pairs}
+        self.pair_index = {pair["name"]: i for i, pair in reversed(list(enumerate(self.pairs)))}
+        self.peer_pair: dict[str, dict] = {}
+        for pair in self.pairs:
+            for peer in pair["peers"]:
+                self.peer_pair.setdefault(peer["name"], pair)
+        # Present VLANs by id (the first one when ids repeat).
+        self.vlan_by_id: dict[int, dict] = {}
+        self.vlan_index: dict[int, int] = {}
+        for index, vlan in enumerate(self.vlans):
+            if vlan["state"] == "present" and vlan["id"] not in self.vlan_by_id:
+                self.vlan_by_id[vlan["id"]] = vlan
+                self.vlan_index[vlan["id"]] = index
+
+    def peer_names(self, pair: dict) -> list[str]:
+        return [peer["name"] for peer in pair["peers"]]
+
+    def present_mpos(self, pair: dict) -> Iterator[tuple[int, dict]]:
+        for index, mpo in enumerate(pair["mpos"]):
+            if mpo["state"] == "present":
+                yield index, mpo
+
+    def mpo(self, pair: dict, mpo_id: int) -> tuple[int, dict] | tuple[None, None]:
+        for index, mpo in self.present_mpos(pair):
+            if mpo["id"] == mpo_id:
+                return index, mpo
+        return None, None
+
+    def vlan_pairs(self, vlan: dict) -> list[dict]:
+        """Switch pairs with at least one SVI of the VLAN."""
+        return [
+            pair
+            for pair in self.pairs
+            if any(name in vlan["svi_addresses"] for name in self.peer_names(pair))
+        ]
+
+    def host_bond_pair_mpo(self, host: dict) -> tuple[dict | None, dict | None]:
+        """(switch pair, present MPO) the host's bond is cabled to, when both exist."""
+        bond = host.get("bond")
+        if not bond:
+            return None, None
+        pair = self.pair_by_name.get(bond["switch_pair"])
+        if pair is None:
+            return None, None
+        return pair, self.mpo(pair, bond["mpo"])[1]
+
+    def host_netdevs(self, host: dict) -> dict[str, tuple[Any, ...]]:
+        """Every interface name the host config defines -> its path under the host."""
+        names: dict[str, tuple[Any, ...]] = {}
+        for n, nic in enumerate(host["nics"]):
+            for p, port in enumerate(nic["ports"]):
+                names.setdefault(port["netdev"], ("nics", n, "ports", p, "netdev"))
+        bond = host.get("bond")
+        if bond:
+            names.setdefault(bond["name"], ("bond", "name"))
+            for v, vlan in enumerate(host["vlans"]):
+                names.setdefault(f"{bond['name']}.{vlan['id']}", ("vlans", v, "id"))
+        return names
+
+
+# ------------------------------------------------------------------ address helpers
+
+
+def interface(text: str) -> ipaddress.IPv4Interface:
+    return ipaddress.IPv4Interface(text)
+
+
+def network(text: str) -> ipaddress.IPv4Network:
+    return ipaddress.IPv4Network(text, strict=True)
+
+
+def is_host_address(iface: ipaddress.IPv4Interface) -> bool:
+    """False for the network and broadcast address of subnets that have them."""
+    net = iface.network
+    if net.prefixlen >= 31:
+        return True
+    return iface.ip not in (net.network_address, net.broadcast_address)
+
+
+def mac_problem(text: str) -> str | None:
+    """Why a MAC cannot be a router/system MAC, or None."""
+    octets = [int(part, 16) for part in text.split(":")]
+    if not any(octets):
+        return "is all-zero"
+    if octets[0] & 1:
+        return "is a multicast/broadcast MAC (first octet is odd); it must be unicast"
+    return None
+
+
+# Register the rules: import the section modules in report order.
+for _section in ("switch_pairs", "vlans", "hosts", "workloads"):
+    importlib.import_module(f"{__name__}.{_section}")

@@ -1,0 +1,548 @@
+"""Rules on cxfab_host: adapters, bond, VLAN interfaces, QoS, IRQs, RDMA."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from . import FabricView, Finding, interface, is_host_address, network, rule
+
+# Highest port speed (Gb/s) of each adapter family.
+MODEL_MAX_SPEED_GBPS = {
+    "ConnectX-3": 56,
+    "ConnectX-3 Pro": 56,
+    "ConnectX-4": 100,
+    "ConnectX-4 Lx": 50,
+    "ConnectX-5": 100,
+    "ConnectX-6": 200,
+    "ConnectX-6 Dx": 200,
+    "ConnectX-7": 400,
+}
+# Families without InfiniBand (Ethernet-only adapters).
+ETHERNET_ONLY_MODELS = {"ConnectX-4 Lx", "ConnectX-6 Dx"}
+# RDMA driver of each family.
+MODEL_RDMA_DRIVER = {"ConnectX-3": "mlx4", "ConnectX-3 Pro": "mlx4"}  # later ones: mlx5
+
+
+def _hosts(view: FabricView) -> Iterator[tuple[str, dict]]:
+    yield from view.hosts.items()
+
+
+def _ports(host: dict) -> Iterator[tuple[tuple, dict, dict]]:
+    """(path under the host, port, nic) of every adapter port."""
+    for n, nic in enumerate(host["nics"]):
+        for p, port in enumerate(nic["ports"]):
+            yield ("nics", n, "ports", p), port, nic
+
+
+def _port_by_netdev(host: dict) -> dict[str, tuple[tuple, dict, dict]]:
+    found: dict[str, tuple[tuple, dict, dict]] = {}
+    for path, port, nic in _ports(host):
+        found.setdefault(port["netdev"], (path, port, nic))
+    return found
+
+
+def host_vlan_ids(view: FabricView, host: dict) -> dict[int, tuple]:
+    """VLANs the host is in -> path: its tagged VLANs and the bond's untagged one."""
+    ids: dict[int, tuple] = {}
+    for v, vlan in enumerate(host["vlans"]):
+        ids.setdefault(vlan["id"], ("vlans", v, "id"))
+    _, mpo = view.host_bond_pair_mpo(host)
+    if mpo and "address" in host.get("bond", {}) and "access_vlan" in mpo:
+        ids.setdefault(mpo["access_vlan"], ("bond", "address"))
+    return ids
+
+
+def _host_addresses(view: FabricView, host: dict) -> Iterator[tuple[tuple, int, str]]:
+    """(path under the host, VLAN id, address) of every host address on the fabric."""
+    bond = host.get("bond")
+    _, mpo = view.host_bond_pair_mpo(host)
+    if bond and "address" in bond and mpo and "access_vlan" in mpo:
+        yield ("bond", "address"), mpo["access_vlan"], bond["address"]
+    for v, vlan in enumerate(host["vlans"]):
+        if "address" in vlan:
+            yield ("vlans", v, "address"), vlan["id"], vlan["address"]
+
+
+def _speed_mbps(host: dict) -> int | None:
+    """Slowest bond member speed in Mb/s (the rate a QoS class can reach), if known."""
+    ports = _port_by_netdev(host)
+    bond = host.get("bond")
+    names = bond["members"] if bond else list(ports)
+    speeds = [
+        ports[n][1]["speed_gbps"] for n in names if n in ports and "speed_gbps" in ports[n][1]
+    ]
+    return min(speeds) * 1000 if speeds else None
+
+
+@rule("bond-switch-pair-exists", "bond.switch_pair names a switch pair.")
+def bond_switch_pair_exists(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        if bond and bond["switch_pair"] not in view.pair_by_name:
+            known = ", ".join(view.pair_by_name)
+            yield (
+                ("hosts", name, "bond", "switch_pair"),
+                f"switch pair {bond['switch_pair']} is not defined (known: {known})",
+            )
+
+
+@rule("bond-mpo-exists", "bond.mpo is a present MLAG port-channel of that switch pair.")
+def bond_mpo_exists(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        pair, mpo = view.host_bond_pair_mpo(host)
+        if pair is not None and mpo is None:
+            yield (
+                ("hosts", name, "bond", "mpo"),
+                f"MPO {host['bond']['mpo']} is not a present MLAG port-channel of "
+                f"switch pair {pair['name']}",
+            )
+
+
+@rule("mpo-single-host", "No two hosts' bonds use the same MLAG port-channel.")
+def mpo_single_host(view: FabricView) -> Iterator[Finding]:
+    owner: dict[tuple[str, int], str] = {}
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        if not bond:
+            continue
+        key = (bond["switch_pair"], bond["mpo"])
+        if key in owner:
+            yield (
+                ("hosts", name, "bond", "mpo"),
+                f"MPO {bond['mpo']} of {bond['switch_pair']} already serves host {owner[key]}",
+            )
+        owner.setdefault(key, name)
+
+
+@rule("bond-members-are-nic-ports", "Bond members are netdevs of the host's adapter ports.")
+def bond_members_are_nic_ports(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        ports = _port_by_netdev(host)
+        for i, member in enumerate(bond["members"] if bond else []):
+            if member not in ports and member != host["mgmt_interface"]:
+                yield (
+                    ("hosts", name, "bond", "members", i),
+                    f"{member} is not the netdev of any port in cxfab_host.nics",
+                )
+
+
+@rule("bond-member-eth", "Bond member ports have link_type eth.")
+def bond_member_eth(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        ports = _port_by_netdev(host)
+        for member in bond["members"] if bond else []:
+            if member in ports and ports[member][1]["link_type"] != "eth":
+                path = ports[member][0]
+                yield (
+                    ("hosts", name, *path, "link_type"),
+                    f"port {member} is a bond member and must be eth, not ib",
+                )
+
+
+@rule(
+    "bond-port-cabling",
+    "A bond member's peer/peer_port is a member port of the bond's MPO on that peer.",
+)
+def bond_port_cabling(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        pair, mpo = view.host_bond_pair_mpo(host)
+        if mpo is None:
+            continue
+        ports = _port_by_netdev(host)
+        peers = view.peer_names(pair)
+        for member in host["bond"]["members"]:
+            if member not in ports:
+                continue
+            path, port, _ = ports[member]
+            if "peer" not in port or "peer_port" not in port:
+                continue
+            if port["peer"] not in peers:
+                yield (
+                    ("hosts", name, *path, "peer"),
+                    f"{port['peer']} is not a peer of switch pair {pair['name']} "
+                    f"(the bond's pair: {', '.join(peers)})",
+                )
+            elif port["peer_port"] not in mpo["members"].get(port["peer"], []):
+                yield (
+                    ("hosts", name, *path, "peer_port"),
+                    f"{port['peer']} port {port['peer_port']} is not a member of MPO "
+                    f"{mpo['id']} on {port['peer']}",
+                )
+
+
+@rule(
+    "bond-lacp-matches-mpo",
+    "Bond mode 802.3ad faces an MPO with LACP (active/passive); a static MPO (on) does not.",
+)
+def bond_lacp_matches_mpo(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        _, mpo = view.host_bond_pair_mpo(host)
+        if mpo is None:
+            continue
+        lacp_bond = host["bond"]["mode"] == "802.3ad"
+        lacp_mpo = mpo["lacp_mode"] != "on"
+        if lacp_bond != lacp_mpo:
+            yield (
+                ("hosts", name, "bond", "mode"),
+                f"bond mode {host['bond']['mode']} does not match MPO {mpo['id']} "
+                f"lacp_mode {mpo['lacp_mode']} (802.3ad needs LACP active/passive)",
+            )
+
+
+@rule("nic-link-type-supported", "Ethernet-only adapters (ConnectX-4 Lx, 6 Dx) have no ib ports.")
+def nic_link_type_supported(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, port, nic in _ports(host):
+            if port["link_type"] == "ib" and nic["model"] in ETHERNET_ONLY_MODELS:
+                yield (
+                    ("hosts", name, *path, "link_type"),
+                    f"{nic['model']} is Ethernet-only; link_type ib is not available",
+                )
+
+
+@rule("nic-speed-within-model", "A port's speed_gbps does not exceed its adapter family's maximum.")
+def nic_speed_within_model(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, port, nic in _ports(host):
+            top = MODEL_MAX_SPEED_GBPS[nic["model"]]
+            if port.get("speed_gbps", 0) > top:
+                yield (
+                    ("hosts", name, *path, "speed_gbps"),
+                    f"{port['speed_gbps']} Gb/s exceeds the {top} Gb/s of a {nic['model']}",
+                )
+
+
+@rule(
+    "nic-peer-known",
+    "A port's peer is a fabric switch, given together with peer_port, never an IPL port.",
+)
+def nic_peer_known(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, port, _ in _ports(host):
+            base = ("hosts", name, *path)
+            if ("peer" in port) != ("peer_port" in port):
+                missing = "peer_port" if "peer" in port else "peer"
+                yield (*base, missing), "peer and peer_port are given together"
+                continue
+            if "peer" not in port:
+                continue
+            pair = view.peer_pair.get(port["peer"])
+            if pair is None:
+                yield (*base, "peer"), f"{port['peer']} is not a peer of any switch pair"
+            elif "mlag" in pair and port["peer_port"] in pair["mlag"]["ipl"]["members"].get(
+                port["peer"], []
+            ):
+                yield (
+                    (*base, "peer_port"),
+                    f"{port['peer']} port {port['peer_port']} is an IPL member port",
+                )
+
+
+@rule("switch-port-single-host", "No two host ports are cabled to the same switch port.")
+def switch_port_single_host(view: FabricView) -> Iterator[Finding]:
+    owner: dict[tuple[str, str], str] = {}
+    for name, host in _hosts(view):
+        for path, port, _ in _ports(host):
+            if "peer" not in port or "peer_port" not in port:
+                continue
+            key = (port["peer"], port["peer_port"])
+            label = f"{port['netdev']} of host {name}"
+            if key in owner:
+                yield (
+                    ("hosts", name, *path, "peer_port"),
+                    f"{key[0]} port {key[1]} is already cabled to {owner[key]}",
+                )
+            owner.setdefault(key, label)
+
+
+@rule("netdev-unique", "Netdev names and PCI addresses are unique within a host.")
+def netdev_unique(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        seen: dict[str, str] = {}
+        pcis: dict[str, str] = {}
+        for n, nic in enumerate(host["nics"]):
+            if nic["pci"] in pcis:
+                yield (
+                    ("hosts", name, "nics", n, "pci"),
+                    f"{nic['pci']} is also the PCI address of adapter {pcis[nic['pci']]}",
+                )
+            pcis.setdefault(nic["pci"], nic["name"])
+        for path, port, nic in _ports(host):
+            label = f"port {port['port']} of {nic['name']}"
+            if port["netdev"] in seen:
+                yield (
+                    ("hosts", name, *path, "netdev"),
+                    f"{port['netdev']} is also the netdev of {seen[port['netdev']]}",
+                )
+            seen.setdefault(port["netdev"], label)
+        bond = host.get("bond")
+        if bond and bond["name"] in seen:
+            yield (
+                ("hosts", name, "bond", "name"),
+                f"{bond['name']} is also the netdev of {seen[bond['name']]}",
+            )
+
+
+@rule(
+    "mgmt-interface-untouched",
+    "The management interface is no adapter port, bond, bond member or VLAN parent.",
+)
+def mgmt_interface_untouched(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        mgmt = host["mgmt_interface"]
+        path = ("hosts", name, "mgmt_interface")
+        bond = host.get("bond")
+        parent = mgmt.split(".", 1)[0]
+        if bond and mgmt in bond["members"]:
+            yield path, f"{mgmt} carries the Ansible connection and cannot be a bond member"
+        elif bond and parent == bond["name"]:
+            yield path, f"{mgmt} carries the Ansible connection; it cannot be or sit on the bond"
+        elif parent in _port_by_netdev(host):
+            yield (
+                path,
+                f"{mgmt} carries the Ansible connection; {parent} cannot be a managed adapter port",
+            )
+
+
+@rule("host-vlans-need-bond", "Host VLAN interfaces sit on the bond: cxfab_host.bond is defined.")
+def host_vlans_need_bond(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        if host["vlans"] and not host.get("bond"):
+            yield ("hosts", name, "vlans"), "VLAN interfaces need cxfab_host.bond (their parent)"
+
+
+@rule("host-vlan-exists", "Host VLANs are defined (present) in cxfab_vlans.")
+def host_vlan_exists(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for v, vlan in enumerate(host["vlans"]):
+            if vlan["id"] not in view.vlan_by_id:
+                yield (
+                    ("hosts", name, "vlans", v, "id"),
+                    f"VLAN {vlan['id']} is not defined in cxfab_vlans",
+                )
+
+
+@rule(
+    "host-vlan-allowed-on-mpo",
+    "Host VLANs are allowed (tagged) on the host's MPO; an untagged bond address needs "
+    "access_vlan.",
+)
+def host_vlan_allowed_on_mpo(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        _, mpo = view.host_bond_pair_mpo(host)
+        if mpo is None:
+            continue
+        for v, vlan in enumerate(host["vlans"]):
+            if vlan["id"] not in mpo["allowed_vlans"]:
+                yield (
+                    ("hosts", name, "vlans", v, "id"),
+                    f"VLAN {vlan['id']} is not in allowed_vlans of MPO {mpo['id']}",
+                )
+        if "address" in host["bond"] and "access_vlan" not in mpo:
+            yield (
+                ("hosts", name, "bond", "address"),
+                f"an untagged address needs access_vlan on MPO {mpo['id']}",
+            )
+
+
+@rule(
+    "host-mtu-fits",
+    "Bond MTU <= MPO MTU; a VLAN interface's MTU <= bond MTU and <= the VLAN's MTU.",
+)
+def host_mtu_fits(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        if not bond:
+            continue
+        _, mpo = view.host_bond_pair_mpo(host)
+        if mpo and bond["mtu"] > mpo["mtu"]:
+            yield (
+                ("hosts", name, "bond", "mtu"),
+                f"{bond['mtu']} exceeds the MTU {mpo['mtu']} of MPO {mpo['id']}",
+            )
+        for v, vlan in enumerate(host["vlans"]):
+            path = ("hosts", name, "vlans", v, "mtu")
+            if vlan["mtu"] > bond["mtu"]:
+                yield path, f"{vlan['mtu']} exceeds the bond MTU {bond['mtu']}"
+            fabric_vlan = view.vlan_by_id.get(vlan["id"])
+            if fabric_vlan and vlan["mtu"] > fabric_vlan["mtu"]:
+                yield (
+                    path,
+                    f"{vlan['mtu']} exceeds the MTU {fabric_vlan['mtu']} of VLAN {vlan['id']}",
+                )
+
+
+@rule(
+    "host-address-in-subnet",
+    "Host addresses are host addresses inside their VLAN's subnet, with its prefix length.",
+)
+def host_address_in_subnet(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, vlan_id, address in _host_addresses(view, host):
+            vlan = view.vlan_by_id.get(vlan_id)
+            if not vlan or "subnet" not in vlan:
+                continue
+            subnet = network(vlan["subnet"])
+            iface = interface(address)
+            full = ("hosts", name, *path)
+            if iface.ip not in subnet:
+                yield full, f"{address} is outside the subnet {subnet} of VLAN {vlan_id}"
+            elif iface.network != subnet:
+                yield (
+                    full,
+                    f"{address} has prefix length /{iface.network.prefixlen}; "
+                    f"VLAN {vlan_id} is {subnet}",
+                )
+            elif not is_host_address(iface):
+                yield full, f"{address} is the network or broadcast address of {subnet}"
+
+
+@rule("host-address-not-gateway", "Host addresses are not the VLAN's virtual IP or an SVI address.")
+def host_address_not_gateway(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, vlan_id, address in _host_addresses(view, host):
+            vlan = view.vlan_by_id.get(vlan_id)
+            if not vlan:
+                continue
+            ip = str(interface(address).ip)
+            full = ("hosts", name, *path)
+            if ip == vlan["gateway"].get("virtual_ip"):
+                yield full, f"{ip} is the gateway virtual IP of VLAN {vlan_id}"
+            for peer, svi in vlan["svi_addresses"].items():
+                if ip == str(interface(svi).ip):
+                    yield full, f"{ip} is the SVI address of {peer} in VLAN {vlan_id}"
+
+
+@rule("host-address-unique", "No two host interfaces share an address.")
+def host_address_unique(view: FabricView) -> Iterator[Finding]:
+    owner: dict[ipaddress.IPv4Address, str] = {}
+    for name, host in _hosts(view):
+        for path, _, address in _host_addresses(view, host):
+            ip = interface(address).ip
+            if ip in owner:
+                yield ("hosts", name, *path), f"{ip} is already used by {owner[ip]}"
+            owner.setdefault(ip, f"host {name}")
+
+
+@rule("qos-vlan-is-host-vlan", "A QoS entry's vlan is a VLAN of the host.")
+def qos_vlan_is_host_vlan(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        ids = host_vlan_ids(view, host)
+        for q, entry in enumerate(host["qos"]):
+            if entry["vlan"] not in ids:
+                yield (
+                    ("hosts", name, "qos", q, "vlan"),
+                    f"VLAN {entry['vlan']} is not a VLAN of this host (cxfab_host.vlans)",
+                )
+
+
+@rule("qos-rate-within-link", "A QoS rate limit does not exceed the speed of the bond's ports.")
+def qos_rate_within_link(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        speed = _speed_mbps(host)
+        if speed is None:
+            continue
+        for q, entry in enumerate(host["qos"]):
+            if entry.get("rate_limit_mbps", 0) > speed:
+                yield (
+                    ("hosts", name, "qos", q, "rate_limit_mbps"),
+                    f"{entry['rate_limit_mbps']} Mb/s exceeds the port speed of {speed} Mb/s",
+                )
+
+
+@rule(
+    "qos-ets-sum",
+    "When a traffic class uses ets, the ets shares of the port sum to 100 and others have 0.",
+)
+def qos_ets_sum(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        classes: dict[int, dict] = {}
+        for entry in host["qos"]:
+            classes.setdefault(entry["traffic_class"], entry)
+        if not any(entry["tsa"] == "ets" for entry in classes.values()):
+            continue
+        total = sum(e["bandwidth_percent"] for e in classes.values() if e["tsa"] == "ets")
+        if total != 100:
+            yield (
+                ("hosts", name, "qos"),
+                f"ets bandwidth shares sum to {total} per port; they must sum to 100",
+            )
+        for q, entry in enumerate(host["qos"]):
+            if entry["tsa"] != "ets" and entry["bandwidth_percent"]:
+                yield (
+                    ("hosts", name, "qos", q, "bandwidth_percent"),
+                    f"traffic class {entry['traffic_class']} uses {entry['tsa']}; "
+                    "only ets classes take a bandwidth share",
+                )
+
+
+@rule(
+    "qos-traffic-class-consistent",
+    "Entries sharing a traffic class agree on tsa, share and rate limit.",
+)
+def qos_traffic_class_consistent(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        first: dict[int, dict] = {}
+        for q, entry in enumerate(host["qos"]):
+            other = first.setdefault(entry["traffic_class"], entry)
+            for key in ("tsa", "bandwidth_percent", "rate_limit_mbps"):
+                if entry.get(key) != other.get(key):
+                    yield (
+                        ("hosts", name, "qos", q, key),
+                        f"traffic class {entry['traffic_class']} has {key} "
+                        f"{other.get(key)} for VLAN {other['vlan']}; a class has one value",
+                    )
+
+
+@rule(
+    "qos-user-priority-unique",
+    "Each VLAN of a host has its own user priority (so its class can be told apart).",
+)
+def qos_user_priority_unique(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        owner: dict[int, int] = {}
+        for q, entry in enumerate(host["qos"]):
+            up = entry["user_priority"]
+            if up in owner:
+                yield (
+                    ("hosts", name, "qos", q, "user_priority"),
+                    f"user priority {up} is already used by VLAN {owner[up]}",
+                )
+            owner.setdefault(up, entry["vlan"])
+
+
+@rule("irq-cpus-policy", "irq_affinity.cpus is given for policy cpulist, and only then.")
+def irq_cpus_policy(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        irq = host["irq_affinity"]
+        path = ("hosts", name, "irq_affinity", "cpus")
+        if irq["policy"] == "cpulist" and "cpus" not in irq:
+            yield path, "required for policy cpulist"
+        if irq["policy"] != "cpulist" and "cpus" in irq:
+            yield path, f"only used by policy cpulist (policy is {irq['policy']})"
+
+
+@rule(
+    "rdma-device-netdev",
+    "An RDMA device sits on a netdev of the host; mlx4/mlx5 match the adapter family.",
+)
+def rdma_device_netdev(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        devices = host.get("rdma", {}).get("devices", [])
+        known = view.host_netdevs(host)
+        ports = _port_by_netdev(host)
+        for d, device in enumerate(devices):
+            base = ("hosts", name, "rdma", "devices", d)
+            netdev = device["netdev"]
+            if netdev not in known and netdev != host["mgmt_interface"]:
+                yield (*base, "netdev"), f"{netdev} is not an interface defined in cxfab_host"
+                continue
+            if device["type"] == "rxe" or netdev not in ports:
+                continue
+            model = ports[netdev][2]["model"]
+            driver = MODEL_RDMA_DRIVER.get(model, "mlx5")
+            if device["type"] != driver:
+                yield (*base, "type"), f"{netdev} is on a {model}, whose RDMA driver is {driver}"

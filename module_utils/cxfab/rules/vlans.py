@@ -1,0 +1,265 @@
+"""Rules on cxfab_vlans: subnets, SVIs and the MAGP/VRRP gateways."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import FabricView, Finding, interface, is_host_address, mac_problem, network, rule
+
+
+def _present(view: FabricView) -> Iterator[tuple[int, dict]]:
+    for v, vlan in enumerate(view.vlans):
+        if vlan["state"] == "present":
+            yield v, vlan
+
+
+@rule("vlan-name-unique", "VLAN names are unique.")
+def vlan_name_unique(view: FabricView) -> Iterator[Finding]:
+    seen: dict[str, int] = {}
+    for v, vlan in enumerate(view.vlans):
+        name = vlan.get("name")
+        if name is None:
+            continue
+        if name in seen:
+            yield ("vlans", v, "name"), f"name {name} is also used by VLAN {seen[name]}"
+        else:
+            seen[name] = vlan["id"]
+
+
+@rule("vlan-subnet-required", "A VLAN with SVIs or a gateway has a subnet.")
+def vlan_subnet_required(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        if "subnet" not in vlan and (vlan["svi_addresses"] or vlan["gateway"]["mode"] != "none"):
+            yield ("vlans", v, "subnet"), "required when the VLAN has SVI addresses or a gateway"
+
+
+@rule(
+    "gateway-fields",
+    "magp needs instance, virtual_ip, virtual_mac; vrrp needs virtual_ip; "
+    "none has no gateway keys.",
+)
+def gateway_fields(view: FabricView) -> Iterator[Finding]:
+    needed = {
+        "magp": ("instance", "virtual_ip", "virtual_mac"),
+        "vrrp": ("virtual_ip",),
+        "none": (),
+    }
+    unused = {
+        "magp": ("vrid", "priorities"),
+        "vrrp": ("instance", "virtual_mac"),
+        "none": ("instance", "virtual_ip", "virtual_mac", "vrid", "priorities"),
+    }
+    for v, vlan in _present(view):
+        gateway = vlan["gateway"]
+        mode = gateway["mode"]
+        base = ("vlans", v, "gateway")
+        for key in needed[mode]:
+            if key not in gateway:
+                yield (*base, key), f"required for gateway mode {mode}"
+        for key in unused[mode]:
+            if key in gateway or key in gateway["vrrp"]:
+                where = (*base, key) if key in gateway else (*base, "vrrp", key)
+                yield where, f"not used by gateway mode {mode}; remove it"
+
+
+@rule("gateway-vip-in-subnet", "The gateway virtual IP is a host address inside the VLAN subnet.")
+def gateway_vip_in_subnet(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        gateway = vlan["gateway"]
+        if "subnet" not in vlan or "virtual_ip" not in gateway:
+            continue
+        subnet = network(vlan["subnet"])
+        vip = interface(f"{gateway['virtual_ip']}/{subnet.prefixlen}")
+        path = ("vlans", v, "gateway", "virtual_ip")
+        if vip.ip not in subnet:
+            yield path, f"{vip.ip} is outside the VLAN subnet {subnet}"
+        elif not is_host_address(vip):
+            yield path, f"{vip.ip} is the network or broadcast address of {subnet}"
+
+
+@rule(
+    "svi-in-subnet",
+    "SVI addresses are host addresses inside the VLAN subnet, with its prefix length.",
+)
+def svi_in_subnet(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        if "subnet" not in vlan:
+            continue
+        subnet = network(vlan["subnet"])
+        for name, address in vlan["svi_addresses"].items():
+            svi = interface(address)
+            path = ("vlans", v, "svi_addresses", name)
+            if svi.ip not in subnet:
+                yield path, f"{address} is outside the VLAN subnet {subnet}"
+            elif svi.network != subnet:
+                yield (
+                    path,
+                    f"{address} has prefix length /{svi.network.prefixlen}; "
+                    f"the VLAN subnet is {subnet}",
+                )
+            elif not is_host_address(svi):
+                yield path, f"{address} is the network or broadcast address of {subnet}"
+
+
+@rule("svi-distinct", "SVI addresses differ from each other and from the gateway virtual IP.")
+def svi_distinct(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        seen: dict[str, str] = {}
+        virtual_ip = vlan["gateway"].get("virtual_ip")
+        for name, address in vlan["svi_addresses"].items():
+            ip = str(interface(address).ip)
+            path = ("vlans", v, "svi_addresses", name)
+            if ip == virtual_ip:
+                yield path, f"{ip} is the gateway virtual IP; each peer needs its own address"
+            if ip in seen:
+                yield path, f"{ip} is also the SVI address of {seen[ip]}"
+            seen.setdefault(ip, name)
+
+
+@rule("gateway-virtual-mac-unicast", "The gateway virtual MAC is unicast and not all-zero.")
+def gateway_virtual_mac_unicast(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        mac = vlan["gateway"].get("virtual_mac")
+        problem = mac and mac_problem(mac)
+        if problem:
+            yield ("vlans", v, "gateway", "virtual_mac"), f"{mac} {problem}"
+
+
+@rule(
+    "gateway-svi-both-peers",
+    "A MAGP/VRRP gateway has SVI addresses on both peers of exactly one switch pair.",
+)
+def gateway_svi_both_peers(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        if vlan["gateway"]["mode"] == "none":
+            continue
+        pairs = view.vlan_pairs(vlan)
+        path = ("vlans", v, "svi_addresses")
+        if len(pairs) > 1:
+            names = ", ".join(pair["name"] for pair in pairs)
+            yield (
+                path,
+                f"SVIs on peers of several switch pairs ({names}); a gateway lives on one pair",
+            )
+        elif not pairs:
+            yield path, f"gateway mode {vlan['gateway']['mode']} needs an SVI address on both peers"
+        else:
+            for name in view.peer_names(pairs[0]):
+                if name not in vlan["svi_addresses"]:
+                    yield path, f"no SVI address for peer {name}; the gateway needs both peers"
+
+
+@rule("magp-requires-mlag", "Gateway mode magp is only used on a switch pair with MLAG.")
+def magp_requires_mlag(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        if vlan["gateway"]["mode"] != "magp":
+            continue
+        for pair in view.vlan_pairs(vlan):
+            if "mlag" not in pair:
+                yield (
+                    ("vlans", v, "gateway", "mode"),
+                    f"switch pair {pair['name']} has no mlag section; MAGP needs MLAG (use vrrp)",
+                )
+
+
+def _per_pair(view: FabricView, mode: str) -> dict[str, list[tuple[int, dict]]]:
+    grouped: dict[str, list[tuple[int, dict]]] = {}
+    for v, vlan in _present(view):
+        if vlan["gateway"]["mode"] == mode:
+            for pair in view.vlan_pairs(vlan):
+                grouped.setdefault(pair["name"], []).append((v, vlan))
+    return grouped
+
+
+@rule("magp-instance-unique", "MAGP instance ids are unique within a switch pair.")
+def magp_instance_unique(view: FabricView) -> Iterator[Finding]:
+    for pair_name, vlans in _per_pair(view, "magp").items():
+        seen: dict[int, int] = {}
+        for v, vlan in vlans:
+            instance = vlan["gateway"].get("instance")
+            if instance is None:
+                continue
+            if instance in seen:
+                yield (
+                    ("vlans", v, "gateway", "instance"),
+                    f"MAGP instance {instance} is also used by VLAN {seen[instance]} "
+                    f"on switch pair {pair_name}",
+                )
+            else:
+                seen[instance] = vlan["id"]
+
+
+@rule("vrrp-vrid-required", "VRRP VLANs above 255 set vrrp.vrid (the default is the VLAN id).")
+def vrrp_vrid_required(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        if vlan["gateway"]["mode"] == "vrrp" and "vrid" not in vlan["gateway"]["vrrp"]:
+            yield (
+                ("vlans", v, "gateway", "vrrp", "vrid"),
+                f"required: VLAN id {vlan['id']} is above 255 and cannot be the default vrid",
+            )
+
+
+@rule("vrrp-vrid-unique", "VRRP vrids are unique within a switch pair.")
+def vrrp_vrid_unique(view: FabricView) -> Iterator[Finding]:
+    for pair_name, vlans in _per_pair(view, "vrrp").items():
+        seen: dict[int, int] = {}
+        for v, vlan in vlans:
+            vrid = vlan["gateway"]["vrrp"].get("vrid")
+            if vrid is None:
+                continue
+            if vrid in seen:
+                yield (
+                    ("vlans", v, "gateway", "vrrp", "vrid"),
+                    f"vrid {vrid} is also used by VLAN {seen[vrid]} on switch pair {pair_name}",
+                )
+            else:
+                seen[vrid] = vlan["id"]
+
+
+@rule("vrrp-priorities", "VRRP priorities are given for both peers and differ.")
+def vrrp_priorities(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        if vlan["gateway"]["mode"] != "vrrp":
+            continue
+        priorities = vlan["gateway"]["vrrp"].get("priorities") or {}
+        path = ("vlans", v, "gateway", "vrrp", "priorities")
+        pairs = view.vlan_pairs(vlan)
+        for pair in pairs[:1]:
+            missing = [n for n in view.peer_names(pair) if n not in priorities]
+            if missing:
+                yield path, f"no priority for peer {', '.join(missing)}; give both or neither"
+        values = list(priorities.values())
+        if len(values) == 2 and values[0] == values[1]:
+            yield path, f"both peers have priority {values[0]}; the master must be unambiguous"
+
+
+@rule("vlan-subnets-disjoint", "VLAN subnets do not overlap each other or an IPL subnet.")
+def vlan_subnets_disjoint(view: FabricView) -> Iterator[Finding]:
+    taken: list[tuple[object, str]] = []
+    for pair in view.pairs:
+        if "mlag" in pair:
+            for address in pair["mlag"]["ipl"]["addresses"].values():
+                taken.append((interface(address).network, f"the IPL of switch pair {pair['name']}"))
+    for v, vlan in _present(view):
+        if "subnet" not in vlan:
+            continue
+        subnet = network(vlan["subnet"])
+        for other, label in taken:
+            if subnet.overlaps(other):
+                yield ("vlans", v, "subnet"), f"{subnet} overlaps {other} of {label}"
+                break
+        taken.append((subnet, f"VLAN {vlan['id']}"))
+
+
+@rule("vlan-mtu-fits-mpo", "A VLAN's MTU does not exceed the MTU of an MPO that carries it.")
+def vlan_mtu_fits_mpo(view: FabricView) -> Iterator[Finding]:
+    for v, vlan in _present(view):
+        for pair in view.pairs:
+            for _, mpo in view.present_mpos(pair):
+                carried = vlan["id"] in mpo["allowed_vlans"] or mpo.get("access_vlan") == vlan["id"]
+                if carried and vlan["mtu"] > mpo["mtu"]:
+                    yield (
+                        ("vlans", v, "mtu"),
+                        f"{vlan['mtu']} exceeds the MTU {mpo['mtu']} of MPO {mpo['id']} "
+                        f"of switch pair {pair['name']}",
+                    )

@@ -1,0 +1,296 @@
+"""The fabric schema: one YAML fragment per top-level key of the fabric document.
+
+The fragments use a small AVD-style dialect. Every node is a mapping with:
+
+    type          str | int | float | bool | dict | list   (float also accepts int)
+    description   text for the generated docs (required on every node)
+    required      true: the key must be present (no default then)
+    default       value filled in when the key is absent
+    min / max     numeric range (int, float)
+    min_length / max_length   string length
+    min_items / max_items     list length
+    valid_values  the allowed values
+    format        a named syntax checked by code (see FORMATS)
+    sensitive     true: the value is a secret, never printed in errors or docs
+    unique_items  true: list entries must differ
+    primary_key   lists of dicts: the key whose value identifies an entry (unique)
+    keys          dicts: the known keys and their nodes (other keys are errors...)
+    values        dicts: ...unless `values` gives the node of the free-form keys
+    key_name      dicts with `values`: what the free keys are, e.g. `<peer>`
+    items         lists: the node of every entry
+    inventory_var top-level nodes: the inventory variable that holds the key
+
+`to_json_schema()` turns a node into JSON Schema (draft 2020-12) for jsonschema;
+`walk()` yields every node with its documented path, for the docs generator.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SCHEMA_DIR = Path(__file__).resolve().parent
+
+# The top-level keys of the fabric document, in document order.
+TOP_LEVEL_KEYS = ("fabric_name", "switch_pairs", "vlans", "hosts", "workloads")
+
+_JSON_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+}
+
+DIALECT_KEYS = {
+    "type",
+    "description",
+    "required",
+    "default",
+    "min",
+    "max",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "valid_values",
+    "format",
+    "sensitive",
+    "unique_items",
+    "primary_key",
+    "keys",
+    "values",
+    "key_name",
+    "items",
+    "inventory_var",
+}
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_NETDEV_RE = re.compile(r"^[^\s/:]{1,15}$")
+_MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
+# Onyx front-panel ports: slot/port, or slot/port/split-lane for split ports.
+_ONYX_PORT_RE = re.compile(r"^[1-9][0-9]?/[1-9][0-9]?(/[1-4])?$")
+_PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
+_FW_VERSION_RE = re.compile(r"^[0-9]{2}\.[0-9]{2}\.[0-9]{4}$")
+_PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
+_SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
+_HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
+_CPU_RANGE_RE = re.compile(r"^([0-9]{1,4})(?:-([0-9]{1,4}))?$")
+
+
+def parse_cpulist(text: str) -> list[int]:
+    """CPUs of a Linux cpulist (`0-3,8`); ValueError on bad syntax or overlap."""
+    cpus: list[int] = []
+    for part in text.split(","):
+        match = _CPU_RANGE_RE.match(part.strip())
+        if not match:
+            raise ValueError(f"{part.strip()!r} is not a CPU number or range")
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) is not None else first
+        if last < first:
+            raise ValueError(f"range {part.strip()} runs backwards")
+        cpus.extend(range(first, last + 1))
+    if len(set(cpus)) != len(cpus):
+        raise ValueError("CPUs are listed twice")
+    return cpus
+
+
+def _is_interface(text: str) -> bool:
+    if "/" not in text:
+        return False
+    try:
+        ipaddress.IPv4Interface(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_network(text: str) -> bool:
+    try:
+        ipaddress.IPv4Network(text, strict=True)
+    except ValueError:
+        return False
+    return "/" in text
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_cpulist(text: str) -> bool:
+    try:
+        parse_cpulist(text)
+    except ValueError:
+        return False
+    return True
+
+
+# format name -> (check, what a valid value looks like)
+FORMATS: dict[str, tuple[Any, str]] = {
+    "name": (lambda v: bool(_NAME_RE.match(v)), "a name of letters, digits, '.', '_', '-'"),
+    "netdev": (lambda v: bool(_NETDEV_RE.match(v)), "a Linux interface name (1-15 chars)"),
+    "host": (
+        lambda v: _is_address(v) or bool(_HOSTNAME_RE.match(v)),
+        "an IPv4 address or DNS name",
+    ),
+    "ipv4_address": (_is_address, "an IPv4 address (a.b.c.d)"),
+    "ipv4_interface": (_is_interface, "an IPv4 address with prefix length (a.b.c.d/len)"),
+    "ipv4_network": (_is_network, "an IPv4 network with no host bits set (a.b.c.0/len)"),
+    "mac": (lambda v: bool(_MAC_RE.match(v)), "a MAC address (00:00:5E:00:01:0A)"),
+    "onyx_port": (
+        lambda v: bool(_ONYX_PORT_RE.match(v)),
+        "an Onyx port name (1/1, or 1/1/2 for a split port)",
+    ),
+    "pci_address": (lambda v: bool(_PCI_RE.match(v)), "a PCI address (0000:17:00.0)"),
+    "fw_version": (lambda v: bool(_FW_VERSION_RE.match(v)), "a firmware version NN.NN.NNNN"),
+    "psid": (lambda v: bool(_PSID_RE.match(v)), "a PSID (up to 16 letters, digits, '_')"),
+    "sha256": (lambda v: bool(_SHA256_RE.match(v)), "a sha256 digest (64 hex digits)"),
+    "cpulist": (_is_cpulist, "a CPU list such as 0-3,8 (ascending ranges, no overlap)"),
+}
+
+
+@cache
+def load() -> dict[str, dict]:
+    """All fragments, keyed by top-level key, in document order."""
+    fragments: dict[str, dict] = {}
+    for key in TOP_LEVEL_KEYS:
+        path = SCHEMA_DIR / f"{key}.schema.yml"
+        with path.open(encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+        if not isinstance(data, dict) or list(data) != [key]:
+            raise ValueError(f"{path}: must hold exactly one top-level key {key!r}")
+        fragments[key] = data[key]
+    return fragments
+
+
+def document_schema() -> dict:
+    """The schema of the whole fabric document as one dialect node."""
+    fragments = load()
+    return {
+        "type": "dict",
+        "description": "The fabric document.",
+        "keys": fragments,
+    }
+
+
+def to_json_schema(node: dict) -> dict:
+    """JSON Schema for one dialect node (recursively)."""
+    kind = node["type"]
+    out: dict[str, Any] = {"type": _JSON_TYPES[kind]}
+    if node.get("sensitive"):
+        out["x-sensitive"] = True
+    if "valid_values" in node:
+        out["enum"] = list(node["valid_values"])
+    if "format" in node:
+        out["format"] = node["format"]
+    for ours, theirs in (
+        ("min", "minimum"),
+        ("max", "maximum"),
+        ("min_length", "minLength"),
+        ("max_length", "maxLength"),
+        ("min_items", "minItems"),
+        ("max_items", "maxItems"),
+    ):
+        if ours in node:
+            out[theirs] = node[ours]
+    if node.get("unique_items"):
+        out["uniqueItems"] = True
+    if kind == "dict":
+        keys = node.get("keys", {})
+        out["properties"] = {name: to_json_schema(child) for name, child in keys.items()}
+        required = [name for name, child in keys.items() if child.get("required")]
+        if required:
+            out["required"] = required
+        out["additionalProperties"] = to_json_schema(node["values"]) if "values" in node else False
+    if kind == "list" and "items" in node:
+        out["items"] = to_json_schema(node["items"])
+    return out
+
+
+def walk(node: dict, path: str = "") -> Iterator[tuple[str, dict]]:
+    """Every node below `node` with its documented path (`a.b[].c`, `m.<peer>`)."""
+    kind = node["type"]
+    if kind == "dict":
+        for name, child in node.get("keys", {}).items():
+            child_path = f"{path}.{name}" if path else name
+            yield child_path, child
+            yield from walk(child, child_path)
+        if "values" in node:
+            child_path = f"{path}.{node.get('key_name', '<key>')}"
+            yield child_path, node["values"]
+            yield from walk(node["values"], child_path)
+    elif kind == "list" and "items" in node:
+        child = node["items"]
+        if child["type"] in ("dict", "list"):
+            yield from walk(child, f"{path}[]")
+        else:
+            yield f"{path}[]", child
+
+
+def fill_defaults(node: dict, value: Any) -> Any:
+    """A copy of `value` with every absent key that has a default filled in."""
+    kind = node["type"]
+    if kind == "dict" and isinstance(value, dict):
+        out = {}
+        keys = node.get("keys", {})
+        for name, child in keys.items():
+            if name in value:
+                out[name] = fill_defaults(child, value[name])
+            elif "default" in child:
+                out[name] = fill_defaults(child, _copy(child["default"]))
+        for name, item in value.items():
+            if name not in keys:
+                out[name] = fill_defaults(node["values"], item) if "values" in node else item
+        return out
+    if kind == "list" and isinstance(value, list) and "items" in node:
+        return [fill_defaults(node["items"], item) for item in value]
+    return value
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def convert_types(node: dict, value: Any) -> Any:
+    """A copy of `value` with scalars coerced where YAML or templating gave another type.
+
+    Like AVD's type conversion: "22" -> 22 for an int, 12 -> "12" for a str. Only
+    lossless conversions; anything else is left for the schema to reject.
+    """
+    kind = node["type"]
+    if kind == "dict" and isinstance(value, dict):
+        keys = node.get("keys", {})
+        out = {}
+        for name, item in value.items():
+            child = keys.get(name, node.get("values"))
+            out[name] = convert_types(child, item) if child else item
+        return out
+    if kind == "list" and isinstance(value, list):
+        if "items" not in node:
+            return list(value)
+        return [convert_types(node["items"], item) for item in value]
+    if kind == "int" and isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value.strip()):
+        return int(value)
+    if kind == "float" and isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    if kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return value

@@ -1,0 +1,111 @@
+"""playbooks/validate.yml with real ansible-playbook: passes, fails loudly, touches no device."""
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.tools import inventory
+
+pytestmark = pytest.mark.integration
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
+CASES_DIR = REPO_ROOT / "tests" / "unit" / "cases"
+
+
+def ansible_playbook(playbook: str, inventory_dir: Path, *extra: str):
+    env = dict(
+        os.environ,
+        ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+    )
+    command = [str(ANSIBLE_PLAYBOOK), f"playbooks/{playbook}", "-i", str(inventory_dir), *extra]
+    proc = subprocess.run(
+        command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def broken_inventory(tmp_path: Path, case_name: str) -> tuple[Path, str]:
+    case = yaml.safe_load((CASES_DIR / f"{case_name}.yml").read_text(encoding="utf-8"))
+    directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", case["patches"])
+    return directory, case["expected_error"]
+
+
+def test_example_inventory_passes():
+    code, output = ansible_playbook("validate.yml", inventory.EXAMPLE)
+    assert code == 0, output
+    assert "Fabric seed-rack is valid" in output
+    assert "failed=0" in output
+
+
+def test_site_check_mode_validates_first_and_ends_cleanly():
+    code, output = ansible_playbook("site.yml", inventory.EXAMPLE, "--check")
+    assert code == 0, output
+    assert output.index("PLAY [Validate the fabric intent]") < output.index("not built yet")
+
+
+@pytest.mark.parametrize(
+    "case_name", ["svi-in-subnet", "bond-members-are-nic-ports", "schema-vlan-id-range"]
+)
+def test_broken_inventory_fails_naming_the_key_path(tmp_path, case_name):
+    directory, expected = broken_inventory(tmp_path, case_name)
+    code, output = ansible_playbook("validate.yml", directory)
+    assert code != 0
+    assert expected in output, output
+
+
+def test_every_error_is_listed_one_per_line(tmp_path):
+    patches = [
+        {"path": "cxfab_vlans[2].svi_addresses.sw-b", "value": "12.0.21.253/24"},
+        {"host": "apricot", "path": "cxfab_host.qos[0].vlan", "value": 40},
+    ]
+    directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", patches)
+    code, output = ansible_playbook("validate.yml", directory)
+    assert code != 0
+    lines = [line.strip() for line in output.splitlines()]
+    assert "The fabric intent has 2 error(s):" in lines
+    assert (
+        "cxfab_vlans[2].svi_addresses.sw-b: 12.0.21.253/24 is outside the VLAN subnet "
+        "12.0.20.0/24" in lines
+    )
+    assert any(line.startswith("cxfab_host.qos[0].vlan (host apricot): VLAN 40") for line in lines)
+
+
+def test_errors_stop_site_before_any_later_play(tmp_path):
+    directory, expected = broken_inventory(tmp_path, "svi-in-subnet")
+    code, output = ansible_playbook("site.yml", directory, "--check")
+    assert code != 0
+    assert expected in output
+    assert "not built yet" not in output
+
+
+def test_no_device_is_contacted_and_no_secret_is_printed(tmp_path):
+    # Every switch and host points at an unroutable TEST-NET address over SSH:
+    # any connection attempt would hang until its timeout or report UNREACHABLE.
+    secret = "S3cret-switch-pw"
+    password = {"path": "cxfab_switch_pairs[0].credentials.password", "value": secret}
+    directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", [password])
+    hosts_file = directory / "hosts.yml"
+    data = yaml.safe_load(hosts_file.read_text(encoding="utf-8"))
+    for group in data["all"]["children"].values():
+        for name in group["hosts"]:
+            group["hosts"][name] = {"ansible_host": "192.0.2.1", "ansible_connection": "ssh"}
+    hosts_file.write_text(yaml.safe_dump(data), encoding="utf-8")
+
+    started = time.monotonic()
+    code, output = ansible_playbook(
+        "validate.yml", directory, "-vvv", "-e", "ansible_ssh_timeout=30"
+    )
+    elapsed = time.monotonic() - started
+    assert code == 0, output
+    assert "UNREACHABLE" not in output
+    assert secret not in output
+    assert elapsed < 25, f"validation took {elapsed:.1f}s: did it try to connect?"
+    recap = output[output.index("PLAY RECAP") :].splitlines()[1:]
+    assert [line.split()[0] for line in recap if line.strip()] == ["localhost"]

@@ -1,0 +1,144 @@
+"""Render docs/data-model.md from the schema fragments and the rule registry.
+
+    python -m tests.tools.gen_data_model_doc > docs/data-model.md   (make docs)
+
+A unit test re-renders it and fails when the committed file has drifted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT / "module_utils") not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT / "module_utils"))
+
+from cxfab import fabric, schema  # noqa: E402
+from cxfab.rules import RULES  # noqa: E402
+
+HEADER = """\
+# Fabric data model
+
+<!-- Generated from module_utils/cxfab/schema/ by
+     `python -m tests.tools.gen_data_model_doc` (make docs). Do not edit. -->
+
+The fabric intent lives in inventory variables. `playbooks/validate.yml`
+assembles them into one fabric document, checks it against the schema below
+and the semantic rules at the end, and publishes the normalised document
+(defaults filled in) as `hostvars['localhost'].cxfab_fabric`.
+
+| Document key | Inventory variable | Where |
+| --- | --- | --- |
+| `fabric_name` | `cxfab_fabric_name` | `group_vars/all/` |
+| `switch_pairs` | `cxfab_switch_pairs` | `group_vars/all/` |
+| `vlans` | `cxfab_vlans` | `group_vars/all/` |
+| `hosts.<host>` | `cxfab_host` | `host_vars/<host>/`, every host of group `hosts` |
+| `workloads` | `cxfab_workloads` | `group_vars/all/` |
+
+Key paths: `a.b` is key `b` of mapping `a`, `a[]` an entry of list `a`,
+`a.<peer>` a free key of mapping `a` (here, a switch name). Errors name the
+same paths with list indexes, e.g. `cxfab_vlans[2].svi_addresses.sw-b`.
+Unknown keys are errors. Values marked *secret* are never printed.
+"""
+
+
+def _type(node: dict) -> str:
+    kind = node["type"]
+    if kind == "list" and "items" in node:
+        return f"list[{_type(node['items'])}]"
+    if kind == "dict" and "values" in node and "keys" not in node:
+        return f"dict[{_type(node['values'])}]"
+    return kind
+
+
+def _value(value: object) -> str:
+    return f"`{json.dumps(value)}`"
+
+
+def _constraints(node: dict) -> str:
+    parts = []
+    if "valid_values" in node:
+        parts.append(", ".join(f"`{v}`" for v in node["valid_values"]))
+    if "min" in node and "max" in node:
+        parts.append(f"{node['min']}-{node['max']}")
+    elif "min" in node:
+        parts.append(f">= {node['min']}")
+    elif "max" in node:
+        parts.append(f"<= {node['max']}")
+    if "min_length" in node:
+        parts.append(f"at least {node['min_length']} character(s)")
+    if "max_length" in node:
+        parts.append(f"at most {node['max_length']} characters")
+    low, high = node.get("min_items"), node.get("max_items")
+    if low is not None and low == high:
+        parts.append(f"exactly {low} entries")
+    elif low is not None:
+        parts.append(f"at least {low} entr{'y' if low == 1 else 'ies'}")
+    elif high is not None:
+        parts.append(f"at most {high} entries")
+    if "format" in node:
+        parts.append(schema.FORMATS[node["format"]][1])
+    if "primary_key" in node:
+        parts.append(f"primary key `{node['primary_key']}`")
+    if node.get("unique_items"):
+        parts.append("unique entries")
+    if node.get("sensitive"):
+        parts.append("*secret*: never printed")
+    return "; ".join(parts)
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _row(path: str, node: dict) -> str:
+    default = _value(node["default"]) if "default" in node else ""
+    cells = [
+        f"`{path}`",
+        _type(node),
+        "yes" if node.get("required") else "",
+        default,
+        _constraints(node),
+        node.get("description", ""),
+    ]
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def render() -> str:
+    out = [HEADER]
+    for key, node in schema.load().items():
+        if key == "hosts":
+            root_path, root = fabric.HOST_VAR, node["values"]
+        else:
+            root_path, root = node["inventory_var"], node
+        out.append(f"## `{key}` (`{root_path}`)\n")
+        out.append(_cell(node["description"]) + "\n")
+        out.append("| Key path | Type | Required | Default | Valid values / range | Description |")
+        out.append("| --- | --- | --- | --- | --- | --- |")
+        out.append(_row(root_path, root))
+        out.extend(
+            _row(f"{root_path}{path if path.startswith('[') else '.' + path}", child)
+            for path, child in schema.walk(root)
+        )
+        out.append("")
+    out.append("## Semantic rules\n")
+    out.append(
+        "Checked after the schema, on the normalised fabric. Each rule has a negative "
+        "case in `tests/unit/cases/`; schema checks (types, ranges, valid values, "
+        "formats, unknown keys) and `primary-key-unique` run first.\n"
+    )
+    out.append("| Rule | Section | Checks |")
+    out.append("| --- | --- | --- |")
+    out.extend(f"| `{r.id}` | {r.section} | {_cell(r.summary)} |" for r in RULES)
+    out.append("")
+    return "\n".join(out)
+
+
+def main() -> None:
+    sys.stdout.write(render())
+
+
+if __name__ == "__main__":
+    main()

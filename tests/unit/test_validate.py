@@ -1,0 +1,224 @@
+"""Validation of whole inventories: the example passes, normalisation, error plumbing."""
+
+import copy
+from pathlib import Path
+
+import pytest
+from cxfab import fabric
+from cxfab.validate import FabricError, inventory_path, validate_inventory
+
+from tests.tools import inventory
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = inventory.load()
+
+
+def run(inv):
+    return validate_inventory(inv.fabric_vars(), inv.cxfab_hosts(), inv.groups)
+
+
+def vrrp_gateway(vlan_id):
+    third_octet = 0 if vlan_id == 1 else vlan_id  # VLAN 1 is 12.0.0.0/24
+    return {"mode": "vrrp", "virtual_ip": f"12.0.{third_octet}.1"}
+
+
+def test_example_inventory_validates():
+    result = run(EXAMPLE)
+    assert result.errors == []
+    assert list(result.fabric) == ["fabric_name", "switch_pairs", "vlans", "hosts", "workloads"]
+    assert set(result.fabric["hosts"]) == {"cardamine", "apricot"}
+
+
+def test_defaults_are_filled():
+    fab = run(EXAMPLE).fabric
+    pair = fab["switch_pairs"][0]
+    assert [peer["mgmt_port"] for peer in pair["peers"]] == [22, 22]
+    assert pair["mlag"]["ipl"]["pfc"] is True
+    assert {mpo["state"] for mpo in pair["mpos"]} == {"present"}
+    assert {vlan["state"] for vlan in fab["vlans"]} == {"present"}
+    assert fab["hosts"]["apricot"]["irq_affinity"] == {"policy": "numa-local"}
+    assert fab["hosts"]["apricot"]["qos"][2]["tsa"] == "strict"
+    assert fab["workloads"]["thresholds"]["link_fraction"] == 0.9
+
+
+def test_validation_does_not_change_its_input():
+    before = copy.deepcopy(EXAMPLE)
+    run(EXAMPLE)
+    assert before == EXAMPLE
+
+
+def test_host_vlan_mtu_defaults_to_bond_mtu():
+    inv = inventory.apply(
+        EXAMPLE,
+        [
+            {"host": "apricot", "path": f"cxfab_host.vlans[{i}].mtu", "delete": True}
+            for i in range(3)
+        ]
+        + [{"host": "apricot", "path": "cxfab_host.bond.mtu", "value": 8000}],
+    )
+    fab = run(inv).fabric
+    assert [vlan["mtu"] for vlan in fab["hosts"]["apricot"]["vlans"]] == [8000] * 3
+
+
+def test_macs_are_upper_case():
+    inv = inventory.apply(
+        EXAMPLE, [{"path": "cxfab_switch_pairs[0].mlag.system_mac", "value": "00:00:5e:00:01:5d"}]
+    )
+    assert run(inv).fabric["switch_pairs"][0]["mlag"]["system_mac"] == "00:00:5E:00:01:5D"
+
+
+def test_vrrp_masters_alternate_between_peers_in_vlan_order():
+    vlans = copy.deepcopy(EXAMPLE.all_vars["cxfab_vlans"])
+    for vlan in vlans:
+        vlan["gateway"] = vrrp_gateway(vlan["id"])
+    vlans.reverse()  # list order must not matter: VLAN id order does
+    inv = inventory.apply(EXAMPLE, [{"path": "cxfab_vlans", "value": vlans}])
+    result = run(inv)
+    assert result.errors == []
+    by_id = {vlan["id"]: vlan["gateway"]["vrrp"] for vlan in result.fabric["vlans"]}
+    masters = {
+        vid: max(vrrp["priorities"], key=vrrp["priorities"].get) for vid, vrrp in by_id.items()
+    }
+    assert masters == {1: "sw-a", 10: "sw-b", 20: "sw-a", 30: "sw-b"}
+    assert by_id[10]["priorities"] == {"sw-a": 100, "sw-b": 110}
+    assert {vid: vrrp["vrid"] for vid, vrrp in by_id.items()} == {1: 1, 10: 10, 20: 20, 30: 30}
+    assert by_id[1]["preempt"] is True
+    assert by_id[1]["advertisement_interval"] == 1
+
+
+def test_explicit_vrrp_priorities_are_kept_and_still_count():
+    vlans = copy.deepcopy(EXAMPLE.all_vars["cxfab_vlans"])
+    for vlan in vlans:
+        vlan["gateway"] = vrrp_gateway(vlan["id"])
+    vlans[1]["gateway"]["vrrp"] = {"priorities": {"sw-a": 200, "sw-b": 50}}
+    inv = inventory.apply(EXAMPLE, [{"path": "cxfab_vlans", "value": vlans}])
+    by_id = {v["id"]: v["gateway"]["vrrp"]["priorities"] for v in run(inv).fabric["vlans"]}
+    assert by_id[10] == {"sw-a": 200, "sw-b": 50}
+    assert by_id[20] == {"sw-a": 110, "sw-b": 100}
+    assert by_id[30] == {"sw-a": 100, "sw-b": 110}
+
+
+def test_all_semantic_errors_are_reported_together():
+    inv = inventory.apply(
+        EXAMPLE,
+        [
+            {"path": "cxfab_vlans[2].svi_addresses.sw-b", "value": "12.0.21.253/24"},
+            {"host": "apricot", "path": "cxfab_host.qos[0].vlan", "value": 40},
+            {"path": "cxfab_workloads.pairs[0].server", "value": "cardamine"},
+        ],
+    )
+    rules = {error.rule for error in run(inv).errors}
+    assert {"svi-in-subnet", "qos-vlan-is-host-vlan", "workload-client-not-server"} <= rules
+
+
+def test_schema_errors_stop_before_the_semantic_rules():
+    inv = inventory.apply(
+        EXAMPLE,
+        [
+            {"path": "cxfab_vlans[1].id", "value": 5000},
+            {"path": "cxfab_workloads.pairs[0].server", "value": "cardamine"},
+        ],
+    )
+    errors = run(inv).errors
+    assert [e.rule for e in errors] == ["schema"]
+    assert str(errors[0]) == "cxfab_vlans[1].id: 5000 is above the maximum 4094"
+
+
+def test_the_password_never_appears_in_errors():
+    secret = "S3cret-Pw"
+    inv = inventory.apply(
+        EXAMPLE,
+        [
+            {"path": "cxfab_switch_pairs[0].credentials.password", "value": secret},
+            {"path": "cxfab_switch_pairs[0].credentials.extra", "value": 1},
+            {"path": "cxfab_switch_pairs[0].platform", "value": "eos"},
+        ],
+    )
+    errors = run(inv).errors
+    assert len(errors) == 2
+    assert all(secret not in str(error) for error in errors)
+
+
+def test_string_numbers_from_templating_are_accepted():
+    inv = inventory.apply(
+        EXAMPLE, [{"path": "cxfab_switch_pairs[0].peers[0].mgmt_port", "value": "2222"}]
+    )
+    assert run(inv).fabric["switch_pairs"][0]["peers"][0]["mgmt_port"] == 2222
+
+
+@pytest.mark.parametrize(
+    ("doc_path", "expected"),
+    [
+        (("vlans", 2, "svi_addresses", "sw-b"), (None, "cxfab_vlans[2].svi_addresses.sw-b")),
+        (
+            ("switch_pairs", 0, "mlag", "system_mac"),
+            (None, "cxfab_switch_pairs[0].mlag.system_mac"),
+        ),
+        (("hosts", "cardamine", "bond", "members", 1), ("cardamine", "cxfab_host.bond.members[1]")),
+        (("workloads", "pairs", 0, "vlan"), (None, "cxfab_workloads.pairs[0].vlan")),
+        (("fabric_name",), (None, "cxfab_fabric_name")),
+    ],
+)
+def test_document_paths_map_to_inventory_key_paths(doc_path, expected):
+    assert inventory_path(doc_path) == expected
+
+
+def test_error_line_names_host_path_and_reason():
+    error = FabricError("cxfab_host.bond.members[1]", "enp9 is not a port", host="cardamine")
+    assert str(error) == "cxfab_host.bond.members[1] (host cardamine): enp9 is not a port"
+
+
+def test_switch_group_is_only_checked_when_the_inventory_has_it():
+    inv = copy.deepcopy(EXAMPLE)
+    del inv.groups["switches"]
+    assert run(inv).errors == []
+    inv.groups["switches"] = ["sw-a"]
+    assert [str(e) for e in run(inv).errors] == [
+        "cxfab_switch_pairs[0].peers[1].name: sw-b is not a host of inventory group 'switches'"
+    ]
+
+
+def test_assemble_takes_only_the_fabric_variables():
+    doc = fabric.assemble({"cxfab_fabric_name": "x", "other": 1}, {"h1": {"a": 1}})
+    assert doc == {"fabric_name": "x", "hosts": {"h1": {"a": 1}}}
+
+
+def test_lab_inventory_validates_when_present():
+    lab = REPO_ROOT / "inventories" / "lab"
+    inv = inventory.load(lab) if lab.is_dir() else None
+    if inv is None or "cxfab_switch_pairs" not in inv.all_vars:
+        pytest.skip("inventories/lab has no fabric intent yet")
+    result = run(inv)
+    assert result.errors == [], "\n".join(map(str, result.errors))
+
+
+def key_paths(value, path):
+    """Every dict key path inside an inventory value, as patch paths."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{path}.{key}"
+            yield child
+            yield from key_paths(item, child)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from key_paths(item, f"{path}[{index}]")
+
+
+def all_deletions():
+    for var, value in EXAMPLE.fabric_vars().items():
+        for path in key_paths(value, var):
+            yield {"path": path, "delete": True}
+    for path in key_paths(EXAMPLE.cxfab_hosts()["apricot"], "cxfab_host"):
+        yield {"host": "apricot", "path": path, "delete": True}
+
+
+def test_removing_any_single_key_never_crashes_validation():
+    outcomes = {"valid": 0, "invalid": 0}
+    for patch in all_deletions():
+        result = run(inventory.apply(EXAMPLE, [patch]))
+        assert (result.fabric is None) == bool(result.errors), patch
+        assert all(str(error).startswith("cxfab_") for error in result.errors), patch
+        outcomes["valid" if result.ok else "invalid"] += 1
+    # Optional keys fall back to defaults; required ones are reported.
+    assert outcomes["valid"] > 10
+    assert outcomes["invalid"] > 50
