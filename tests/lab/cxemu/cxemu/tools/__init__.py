@@ -1,0 +1,1 @@
+"""Command implementations of the cxfab lab emulator, one module per emulated tool."""

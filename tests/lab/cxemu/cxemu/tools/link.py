@@ -1,0 +1,37 @@
+"""mlxlink (cxfab lab emulator): port state, speed, cable troubleshooting.
+
+``mlxlink -d <dev> [-c]``: the port is the PCI function the name designates (``.1`` = port 2).
+A genuine cable links up at the card's speed for the port's Current link type (100GbE or
+IB-EDR); a third-party cable gives the seed 000 "wrong module type" answer; a port whose
+mapped lab netdev has no carrier (a cut switch side) shows Polling.
+"""
+
+import argparse
+
+from .. import render, sysfs
+from ..state import DeviceNotFound, Store
+from .common import MFT_VERSION, banner, out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        formatter_class=argparse.RawTextHelpFormatter,
+        prog="mlxlink",
+        description=f"Link diagnostics ({banner('mlxlink', MFT_VERSION)}).",
+    )
+    parser.add_argument("-d", "--device", required=True)
+    parser.add_argument("-c", "--cable", action="store_true", help="show counters and BER")
+    parser.add_argument("-m", "--show_module", action="store_true")
+    parser.add_argument("-e", "--show_eye", action="store_true")
+    parser.add_argument("-v", "--version", action="version", version=banner("mlxlink", MFT_VERSION))
+    args = parser.parse_args(argv)
+    with Store() as store:
+        try:
+            target = store.resolve(args.device)
+        except DeviceNotFound:
+            out(f"-E- Failed to open device: {args.device}, No such file or directory\n")
+            return 1
+        netdev = (target.card.get("netdevs") or [""] * 8)[target.port]
+        carrier = sysfs.carrier(netdev) if netdev else None
+        out(render.mlxlink(target.card, target.port, carrier, args.cable))
+        return 0
