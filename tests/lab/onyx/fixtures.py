@@ -1,0 +1,108 @@
+"""pytest helper: an emulated Onyx pair on free ports in a temporary directory.
+
+    from tests.lab.onyx.fixtures import onyx_pair
+
+    with onyx_pair(tmp_path) as pair:
+        conn = ConnectHandler(**pair["lab-sw-a"].netmiko())
+        pair.ctl("lab-sw-b", "kill")
+
+The pair is stopped (no process, no socket left) when the block ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import pair as pair_cli
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    host: str
+    port: int
+    username: str = "admin"
+    password: str = "admin"
+
+    def netmiko(self, **extra) -> dict:
+        """Keyword arguments for netmiko.ConnectHandler."""
+        return {
+            "device_type": "mellanox_mlnxos",
+            "host": self.host,
+            "port": self.port,
+            "username": self.username,
+            "password": self.password,
+            **extra,
+        }
+
+
+@dataclass
+class OnyxPair:
+    run_dir: Path
+    version: str
+    endpoints: dict[str, Endpoint] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Endpoint:
+        return self.endpoints[name]
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.endpoints)
+
+    def ctl(self, name: str, *request: str) -> str:
+        """kill | revive | cut-ipl | heal-ipl | set-system-mac MAC | status"""
+        return pair_cli.ctl(self.run_dir, name, list(request))
+
+    def stop(self) -> None:
+        pair_cli.stop(self.run_dir)
+
+
+def _free(port: int, kind: int) -> bool:
+    with socket.socket(socket.AF_INET, kind) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port_pair() -> list[int]:
+    """Two SSH ports P, P+1 whose keepalive (+100) and control (+200) ports are free too."""
+    for _ in range(200):
+        base = random.randrange(20000, 60000)
+        ports = [base, base + 1]
+        needed = [
+            (p + off, kind)
+            for p in ports
+            for off, kind in (
+                (0, socket.SOCK_STREAM),
+                (pair_cli.KEEPALIVE_OFFSET, socket.SOCK_DGRAM),
+                (pair_cli.CTL_OFFSET, socket.SOCK_STREAM),
+            )
+        ]
+        if all(_free(p, kind) for p, kind in needed):
+            return ports
+    raise RuntimeError("no free port block on 127.0.0.1")
+
+
+@contextlib.contextmanager
+def onyx_pair(
+    run_dir: Path,
+    version: str = "3.10.2002",
+    async_messages: bool = False,
+    from_config: list[Path] | None = None,
+) -> Iterator[OnyxPair]:
+    ports = free_port_pair()
+    layout = pair_cli.start(Path(run_dir), ports, version, async_messages, from_config)
+    handle = OnyxPair(Path(run_dir), version)
+    for sw in layout["switches"]:
+        handle.endpoints[sw["name"]] = Endpoint(sw["name"], "127.0.0.1", sw["port"])
+    try:
+        yield handle
+    finally:
+        handle.stop()
