@@ -1,0 +1,374 @@
+"""`make bench`: native workloads against references measured in the same run.
+
+Every figure is a ratio against a reference taken on the same machine in the
+same run, so the absolute speed of the machine (and of whatever else shares
+its cores) cancels out as far as possible. Each measurement is repeated and
+the repeats are interleaved with the reference's; the best repeat counts
+(the least disturbed one). Writes <out>/latest.json, <out>/latest.md and PNG
+plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lab import lab_rdma_comparison  # noqa: E402  (sibling module, path set just above)
+
+TARGETS = {"shm_vs_tcp": 2.0, "tcp_vs_iperf3": 0.9, "stencil_vs_memcpy": 0.5}
+SWEEP_SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
+SWEEP_TRANSPORTS = ["tcp", "shm", "shm-zc"]
+MAIN_SIZE = 4 << 20
+
+
+def run_json(argv: list[str], timeout: float = 120) -> dict:
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def listening(port: int) -> bool:
+    """True when a TCP socket listens on `port` (from /proc/net/tcp, no connection made)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "0A" and int(fields[1].split(":")[1], 16) == port:
+            return True
+    return False
+
+
+class Bench:
+    def __init__(self, build: Path, repeats: int, total_bytes: int):
+        self.build = build
+        self.repeats = repeats
+        self.total_bytes = total_bytes
+
+    def pingpong(self, transport: str, size: int, compute=False, pipeline=1, iterations=None):
+        if iterations is None:
+            iterations = max(4, self.total_bytes // (2 * size))
+        argv = [
+            str(self.build / "pingpong"),
+            "--loopback",
+            "--transport",
+            transport,
+            "--size",
+            str(size),
+            "--iterations",
+            str(iterations),
+            "--pipeline",
+            str(pipeline),
+            "--json",
+        ]
+        if compute:
+            argv.append("--compute")
+        return run_json(argv)
+
+    def iperf3(self, nbytes: int) -> dict:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen(
+            ["iperf3", "-s", "-1", "-p", str(port), "-B", "127.0.0.1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            # Wait until the server listens without connecting: a probe connection would
+            # use up the single test of `iperf3 -s -1`.
+            for _ in range(100):
+                if listening(port) or server.poll() is not None:
+                    break
+                time.sleep(0.05)
+            proc = subprocess.run(
+                ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-n", str(nbytes), "-J"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            out = json.loads(proc.stdout)
+            if "error" in out:
+                raise RuntimeError(f"iperf3: {out['error']}")
+        finally:
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        received = out["end"]["sum_received"]
+        return {"bytes": received["bytes"], "bytes_per_s": received["bits_per_second"] / 8}
+
+    def stencil(self, isa: str, size: int, iterations: int) -> dict:
+        return run_json(
+            [
+                str(self.build / "stencil-bench"),
+                "--isa",
+                isa,
+                "--size",
+                str(size),
+                "--iterations",
+                str(iterations),
+                "--json",
+            ]
+        )
+
+    def best(self, runs: list[dict], key: str, lowest=False) -> dict:
+        return (min if lowest else max)(runs, key=lambda r: r[key])
+
+
+def cpu_isas() -> list[str]:
+    flags = Path("/proc/cpuinfo").read_text().split()
+    return ["scalar"] + [
+        isa for isa, flag in (("avx2", "avx2"), ("avx512", "avx512f")) if flag in flags
+    ]
+
+
+def measure(bench: Bench, with_lab: bool) -> dict:
+    results: dict = {"ratios": {}, "details": {}, "sweep": [], "skipped": {}}
+    ratios, details = results["ratios"], results["details"]
+
+    # tcp_vs_iperf3 and shm_vs_tcp: the seed's stop-and-wait, no compute, 4 MiB messages.
+    tcp_runs, shm_runs, zc_runs, iperf_runs = [], [], [], []
+    for _ in range(bench.repeats):
+        tcp_runs.append(bench.pingpong("tcp", MAIN_SIZE))
+        moved = tcp_runs[-1]["bytes_client_to_server"] + tcp_runs[-1]["bytes_server_to_client"]
+        iperf_runs.append(bench.iperf3(moved))
+        shm_runs.append(bench.pingpong("shm", MAIN_SIZE))
+        zc_runs.append(bench.pingpong("shm-zc", MAIN_SIZE))
+    tcp = bench.best(tcp_runs, "bytes_per_s_total")
+    iperf = bench.best(iperf_runs, "bytes_per_s")
+    shm = bench.best(shm_runs, "bytes_per_s_total")
+    zc = bench.best(zc_runs, "bytes_per_s_total")
+    ratios["tcp_vs_iperf3"] = tcp["bytes_per_s_total"] / iperf["bytes_per_s"]
+    ratios["shm_vs_tcp"] = shm["bytes_per_s_total"] / tcp["bytes_per_s_total"]
+    ratios["shm_zc_vs_tcp"] = zc["bytes_per_s_total"] / tcp["bytes_per_s_total"]
+    details["tcp_vs_iperf3"] = {
+        "pingpong_tcp": tcp,
+        "iperf3": iperf,
+        "note": "pingpong bytes/s counts both directions; iperf3 "
+        "moves the same byte count one way, one stream",
+    }
+    details["shm_vs_tcp"] = {"shm": shm, "tcp": tcp}
+    details["shm_zc_vs_tcp"] = {
+        "shm-zc": zc,
+        "tcp": tcp,
+        "note": "zero-copy: nothing is copied without --compute, so this is a ceiling, "
+        "not a like-for-like figure",
+    }
+
+    # stencil_vs_memcpy: kernel throughput against memcpy of the same buffer, same process.
+    per_isa = {}
+    for isa in cpu_isas():
+        runs = [bench.stencil(isa, MAIN_SIZE, 100) for _ in range(bench.repeats)]
+        per_isa[isa] = bench.best(runs, "stencil_vs_memcpy")
+    best_isa = max(per_isa, key=lambda isa: per_isa[isa]["stencil_vs_memcpy"])
+    ratios["stencil_vs_memcpy"] = per_isa[best_isa]["stencil_vs_memcpy"]
+    details["stencil_vs_memcpy"] = {"best_isa": best_isa, "per_isa": per_isa}
+    missing = {"avx2", "avx512"} - set(per_isa)
+    for isa in sorted(missing):
+        results["skipped"][f"stencil_{isa}"] = f"this CPU has no {isa} (/proc/cpuinfo)"
+
+    # pipeline_gain: iteration time, compute on, --pipeline 1 vs 2.
+    gains = {}
+    for transport in ("tcp", "shm"):
+        p1, p2 = [], []
+        for _ in range(bench.repeats):
+            p1.append(bench.pingpong(transport, MAIN_SIZE, compute=True, pipeline=1, iterations=40))
+            p2.append(bench.pingpong(transport, MAIN_SIZE, compute=True, pipeline=2, iterations=40))
+        one = bench.best(p1, "iteration_s", lowest=True)
+        two = bench.best(p2, "iteration_s", lowest=True)
+        if one["checksum"] != two["checksum"]:
+            raise RuntimeError(f"{transport}: pipeline 1 and 2 disagree on the grid")
+        gains[transport] = {
+            "gain": one["iteration_s"] / two["iteration_s"],
+            "pipeline_1": one,
+            "pipeline_2": two,
+        }
+    ratios["pipeline_gain"] = gains["tcp"]["gain"]
+    ratios["pipeline_gain_shm"] = gains["shm"]["gain"]
+    details["pipeline_gain"] = gains
+
+    # Bandwidth against size, per transport (the seed's graphs), no compute.
+    for size in SWEEP_SIZES:
+        for transport in SWEEP_TRANSPORTS:
+            runs = [bench.pingpong(transport, size) for _ in range(max(1, bench.repeats - 1))]
+            best = bench.best(runs, "bytes_per_s_total")
+            results["sweep"].append(
+                {
+                    "transport": transport,
+                    "size_bytes": size,
+                    "bytes_per_s_total": best["bytes_per_s_total"],
+                }
+            )
+
+    if with_lab:
+        lab = lab_rdma_comparison(bench.build, MAIN_SIZE)
+        if "skipped" in lab:
+            results["skipped"]["rdma_vs_ib_write_bw"] = lab["skipped"]
+        else:
+            ratios["rdma_vs_ib_write_bw"] = lab["ratio"]
+            details["rdma_vs_ib_write_bw"] = lab
+    return results
+
+
+def plot(results: dict, out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for transport in SWEEP_TRANSPORTS:
+        points = [p for p in results["sweep"] if p["transport"] == transport]
+        ax.plot(
+            [p["size_bytes"] / 1024 for p in points],
+            [p["bytes_per_s_total"] / 1e9 for p in points],
+            marker="o",
+            label=transport,
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("message size [KiB]")
+    ax.set_ylabel("bandwidth, both directions [GB/s]")
+    ax.set_title("pingpong loopback, no compute, --pipeline 1")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    name = "bandwidth_vs_size.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    labels, values = [], []
+    for transport, gain in results["details"]["pipeline_gain"].items():
+        for depth in ("pipeline_1", "pipeline_2"):
+            labels.append(f"{transport}\n{depth.replace('_', ' ')}")
+            values.append(gain[depth]["iteration_s"] * 1e3)
+    ax.bar(labels, values, color=["#4c72b0", "#55a868"] * (len(values) // 2))
+    ax.set_ylabel("iteration time [ms]")
+    ax.set_title("4 MiB grid, compute on: stop-and-wait vs two bands in flight")
+    fig.tight_layout()
+    name2 = "pipeline_gain.png"
+    fig.savefig(out / name2, dpi=110)
+    plt.close(fig)
+    return [name, name2]
+
+
+def markdown(report: dict, plots: list[str]) -> str:
+    ratios = report["results"]["ratios"]
+    lines = [
+        "# Native benchmark",
+        "",
+        f"Run {report['started']} on {report['machine']['cpu']} "
+        f"({report['machine']['cpus']} CPUs), {report['duration_s']:.0f} s. "
+        "Each figure is a ratio against a reference measured in the same run "
+        f"(best of {report['repeats']} interleaved repeats).",
+        "",
+        "| ratio | value | target | meaning |",
+        "|---|---:|---:|---|",
+    ]
+    meaning = {
+        "tcp_vs_iperf3": "pingpong TCP loopback (4 MiB, no compute) vs iperf3 one stream, "
+        "same bytes",
+        "shm_vs_tcp": "shared memory (one copy per message) vs our TCP loopback",
+        "shm_zc_vs_tcp": "zero-copy shared memory vs TCP (ceiling, nothing copied)",
+        "stencil_vs_memcpy": "stencil bytes/s vs memcpy of the same buffer, same process",
+        "pipeline_gain": "TCP iteration time, --pipeline 1 / --pipeline 2, compute on",
+        "pipeline_gain_shm": "same on shared memory",
+        "rdma_vs_ib_write_bw": "our RDMA transport vs ib_write_bw between the lab guests",
+    }
+    for name, value in ratios.items():
+        target = TARGETS.get(name)
+        verdict = "" if target is None else (" (met)" if value >= target else " (MISSED)")
+        target_text = "" if target is None else f">= {target}{verdict}"
+        lines.append(f"| `{name}` | {value:.2f} | {target_text} | {meaning.get(name, '')} |")
+    for name, reason in report["results"]["skipped"].items():
+        lines.append(f"| `{name}` | skipped | | {reason} |")
+    details = report["results"]["details"]
+    st = details["stencil_vs_memcpy"]
+    lines += [
+        "",
+        "## Stencil per ISA (4 MiB grid, 100 steps)",
+        "",
+        "| isa | stencil [GB/s] | memcpy [GB/s] | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for isa, r in st["per_isa"].items():
+        lines.append(
+            f"| {isa} | {r['stencil_bytes_per_s'] / 1e9:.2f} | "
+            f"{r['memcpy_bytes_per_s'] / 1e9:.2f} | {r['stencil_vs_memcpy']:.2f} |"
+        )
+    lines += [
+        "",
+        "## Bandwidth against message size (both directions, GB/s)",
+        "",
+        "| size | " + " | ".join(SWEEP_TRANSPORTS) + " |",
+        "|---:|" + "---:|" * len(SWEEP_TRANSPORTS),
+    ]
+    for size in SWEEP_SIZES:
+        row = [p for p in report["results"]["sweep"] if p["size_bytes"] == size]
+        by_t = {p["transport"]: p["bytes_per_s_total"] / 1e9 for p in row}
+        lines.append(
+            f"| {size // 1024} KiB | "
+            + " | ".join(f"{by_t[t]:.2f}" for t in SWEEP_TRANSPORTS)
+            + " |"
+        )
+    lines += [""] + [f"![{p}]({p})" for p in plots] + [""]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", type=Path, default=REPO / "native" / "build")
+    parser.add_argument("--out", type=Path, default=REPO / "reports" / "bench")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--total-bytes",
+        type=int,
+        default=512 << 20,
+        help="bytes moved (both directions) per sweep run",
+    )
+    parser.add_argument("--no-lab", action="store_true", help="skip the lab RDMA comparison")
+    args = parser.parse_args()
+    for tool in ("iperf3",):
+        if shutil.which(tool) is None:
+            print(f"bench: {tool} not found (make setup installs it)", file=sys.stderr)
+            return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    report = {
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "cpu": platform.processor() or platform.machine(),
+            "cpus": len(__import__("os").sched_getaffinity(0)),
+            "kernel": platform.release(),
+        },
+        "repeats": args.repeats,
+        "targets": TARGETS,
+        "results": measure(Bench(args.build, args.repeats, args.total_bytes), not args.no_lab),
+    }
+    report["duration_s"] = time.monotonic() - started
+    plots = plot(report["results"], args.out)
+    (args.out / "latest.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "latest.md").write_text(markdown(report, plots))
+    for name, value in report["results"]["ratios"].items():
+        print(f"{name:22s} {value:8.2f}")
+    for name, reason in report["results"]["skipped"].items():
+        print(f"{name:22s} skipped: {reason}")
+    print(f"bench: wrote {args.out / 'latest.json'} and latest.md in {report['duration_s']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+#include "stencil.h"
+
+#include "common.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+const char *const isa_names[] = {"scalar", "avx2", "avx512", "auto", NULL};
+
+int isa_supported(enum isa isa)
+{
+    __builtin_cpu_init();
+    switch (isa) {
+    case ISA_SCALAR:
+        return 1;
+    case ISA_AVX2:
+        return __builtin_cpu_supports("avx2");
+    case ISA_AVX512:
+        return __builtin_cpu_supports("avx512f");
+    case ISA_AUTO:
+        return 1;
+    }
+    return 0;
+}
+
+int isa_resolve(enum isa requested)
+{
+    if (requested == ISA_AUTO) {
+        if (isa_supported(ISA_AVX512))
+            return ISA_AVX512;
+        if (isa_supported(ISA_AVX2))
+            return ISA_AVX2;
+        return ISA_SCALAR;
+    }
+    if (!isa_supported(requested))
+        return err_msg("--isa %s: this CPU does not support it", isa_names[requested]);
+    return (int)requested;
+}
+
+int grid_side_for_bytes(size_t bytes)
+{
+    size_t n = 8;
+    while ((n + 8) * (n + 8) * sizeof(double) <= bytes)
+        n += 8;
+    return n * n * sizeof(double) <= bytes ? (int)n : 0;
+}
+
+void grid_init(double *grid, int n)
+{
+    memset(grid, 0, (size_t)n * (size_t)n * sizeof(double));
+    int lo = n / 2 - INIT_HALF_WIDTH, hi = n / 2 + INIT_HALF_WIDTH;
+    if (lo < 1)
+        lo = 1;
+    if (hi > n - 1)
+        hi = n - 1;
+    for (int i = lo; i < hi; i++)
+        for (int j = lo; j < hi; j++)
+            grid[(size_t)i * n + j] = INIT_VALUE;
+}
+
+static inline double cell(double a, double left, double right, double up, double down)
+{
+    double s = left + right;
+    s = s + up;
+    s = s + down;
+    s = s - 4.0 * a;
+    return a + STENCIL_FACTOR * s;
+}
+
+/* The two edge columns of a row, shared by every ISA so the order never differs. */
+static inline void row_edges(const double *a, const double *up, const double *down, double *out,
+                             int n)
+{
+    out[0] = cell(a[0], 0.0, a[1], up[0], down[0]);
+    out[n - 1] = cell(a[n - 1], a[n - 2], 0.0, up[n - 1], down[n - 1]);
+}
+
+static void row_scalar(const double *a, const double *up, const double *down, double *out, int n)
+{
+    for (int j = 1; j < n - 1; j++)
+        out[j] = cell(a[j], a[j - 1], a[j + 1], up[j], down[j]);
+    row_edges(a, up, down, out, n);
+}
+
+__attribute__((target("avx2"))) static void row_avx2(const double *a, const double *up,
+                                                     const double *down, double *out, int n)
+{
+    const __m256d four = _mm256_set1_pd(4.0), k = _mm256_set1_pd(STENCIL_FACTOR);
+    int j = 1;
+    for (; j + 4 <= n - 1; j += 4) {
+        __m256d c = _mm256_loadu_pd(a + j);
+        __m256d s = _mm256_add_pd(_mm256_loadu_pd(a + j - 1), _mm256_loadu_pd(a + j + 1));
+        s = _mm256_add_pd(s, _mm256_loadu_pd(up + j));
+        s = _mm256_add_pd(s, _mm256_loadu_pd(down + j));
+        s = _mm256_sub_pd(s, _mm256_mul_pd(four, c));
+        _mm256_storeu_pd(out + j, _mm256_add_pd(c, _mm256_mul_pd(k, s)));
+    }
+    for (; j < n - 1; j++)
+        out[j] = cell(a[j], a[j - 1], a[j + 1], up[j], down[j]);
+    row_edges(a, up, down, out, n);
+}
+
+__attribute__((target("avx512f"))) static void row_avx512(const double *a, const double *up,
+                                                          const double *down, double *out, int n)
+{
+    const __m512d four = _mm512_set1_pd(4.0), k = _mm512_set1_pd(STENCIL_FACTOR);
+    int j = 1;
+    for (; j + 8 <= n - 1; j += 8) {
+        __m512d c = _mm512_loadu_pd(a + j);
+        __m512d s = _mm512_add_pd(_mm512_loadu_pd(a + j - 1), _mm512_loadu_pd(a + j + 1));
+        s = _mm512_add_pd(s, _mm512_loadu_pd(up + j));
+        s = _mm512_add_pd(s, _mm512_loadu_pd(down + j));
+        s = _mm512_sub_pd(s, _mm512_mul_pd(four, c));
+        _mm512_storeu_pd(out + j, _mm512_add_pd(c, _mm512_mul_pd(k, s)));
+    }
+    for (; j < n - 1; j++)
+        out[j] = cell(a[j], a[j - 1], a[j + 1], up[j], down[j]);
+    row_edges(a, up, down, out, n);
+}
+
+typedef void (*row_fn)(const double *, const double *, const double *, double *, int);
+
+void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
+                  const double *zero_row)
+{
+    row_fn row = isa == ISA_AVX512 ? row_avx512 : isa == ISA_AVX2 ? row_avx2 : row_scalar;
+    int in_lo = lo > 0 ? lo - 1 : 0;
+    for (int i = lo; i < hi; i++) {
+        const double *a = in + (size_t)(i - in_lo) * n;
+        const double *up = i > 0 ? a - n : zero_row;
+        const double *down = i < n - 1 ? a + n : zero_row;
+        row(a, up, down, out + (size_t)(i - lo) * n, n);
+    }
+}
+
+void grid_apply_boundary(double *grid, const double *rows, int lo, int hi, int n)
+{
+    double *dst = grid + (size_t)lo * n;
+    memcpy(dst, rows, (size_t)(hi - lo) * n * sizeof(double));
+    if (lo == 0)
+        memset(grid, 0, (size_t)n * sizeof(double));
+    if (hi == n)
+        memset(grid + (size_t)(n - 1) * n, 0, (size_t)n * sizeof(double));
+    for (int i = lo; i < hi; i++) {
+        grid[(size_t)i * n] = 0.0;
+        grid[(size_t)i * n + n - 1] = 0.0;
+    }
+}

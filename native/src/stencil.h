@@ -1,0 +1,42 @@
+/* The 2-D diffusion stencil of seed 000, as a scalar reference and AVX2 /
+ * AVX-512 versions picked at run time.
+ *
+ * One explicit time step, for every cell with the four neighbours (zero
+ * outside the grid):
+ *     s = ((left + right) + up) + down;  s = s - 4*a;  out = a + k*s
+ * Every version evaluates exactly this expression in this order with
+ * separate IEEE multiplies and adds (the build uses -ffp-contract=off so no
+ * multiply-add is fused, and no intrinsic FMA is used), so all ISAs give
+ * bit-identical grids. */
+#ifndef CXFAB_STENCIL_H
+#define CXFAB_STENCIL_H
+
+#include <stddef.h>
+
+enum isa { ISA_SCALAR, ISA_AVX2, ISA_AVX512, ISA_AUTO };
+extern const char *const isa_names[]; /* indexed by enum isa, NULL-terminated */
+
+#define STENCIL_FACTOR 0.01 /* diffusion number k (stable for k <= 0.25) */
+#define INIT_HALF_WIDTH 10  /* the initial hot square is 2*10 cells wide, as in seed 000 */
+#define INIT_VALUE 1e4
+
+int isa_supported(enum isa isa);
+/* auto -> the best supported ISA; a forced ISA the CPU lacks -> -1 with a message. */
+int isa_resolve(enum isa requested);
+
+/* Largest multiple of 8 (>= 8) whose n*n doubles fit in `bytes`; 0 if none. */
+int grid_side_for_bytes(size_t bytes);
+
+void grid_init(double *grid, int n);
+
+/* Computes rows [lo, hi) of the next step. `in` holds input rows [in_lo, in_hi)
+ * with in_lo = max(lo - 1, 0) and in_hi = min(hi + 1, n); `out` receives rows
+ * [lo, hi). `zero_row` must hold n zeros (the outside of the grid). */
+void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
+                  const double *zero_row);
+
+/* The client's half of seed 000's step: copy rows [lo, hi) into the grid and
+ * force the Dirichlet boundary (outer ring = 0). */
+void grid_apply_boundary(double *grid, const double *rows, int lo, int hi, int n);
+
+#endif

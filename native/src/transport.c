@@ -1,0 +1,26 @@
+#include "transport.h"
+
+#include "common.h"
+
+#include <string.h>
+
+const char *const transport_names[] = {"tcp", "shm", "shm-zc", "rdma", NULL};
+
+int transport_create(const char *name, double idle_timeout_s, struct transport **out)
+{
+    int rc;
+    *out = NULL;
+    if (strcmp(name, "tcp") == 0)
+        rc = tcp_transport_create(out);
+    else if (strcmp(name, "shm") == 0)
+        rc = shm_transport_create(out, 0);
+    else if (strcmp(name, "shm-zc") == 0)
+        rc = shm_transport_create(out, 1);
+    else if (strcmp(name, "rdma") == 0)
+        rc = rdma_transport_create(out);
+    else
+        return err_msg("unknown transport '%s'", name);
+    if (rc == TRANSPORT_OK)
+        (*out)->idle_timeout_s = idle_timeout_s;
+    return rc;
+}

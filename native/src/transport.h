@@ -1,0 +1,79 @@
+/* One interface for every way the grid travels: TCP, shared memory and RDMA.
+ *
+ * Message model (the same on every back-end, as a NIC's queue pairs):
+ *   - the session fixes `slots` in-flight messages per direction of at most
+ *     `slot_bytes` each; the client sends it when connecting;
+ *   - acquire_send() hands out the buffer of the next send slot (it may wait
+ *     for the slot's previous send to complete or for a credit); the caller
+ *     fills it and post_send() starts the transfer without waiting for it;
+ *   - recv() returns the next message in order, in place, until
+ *     release_recv() gives the oldest slot back (that is the credit the peer
+ *     waits for before it may reuse the slot).
+ * Every call returns 0 or -1 after printing "call: cause". */
+#ifndef CXFAB_TRANSPORT_H
+#define CXFAB_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SESSION_MAGIC 0x43584642u /* "CXFB" */
+#define SESSION_VERSION 1
+#define MAX_SLOTS 64
+
+/* Sent by the client at connection time (TCP/shm: first bytes; RDMA: CM private
+ * data, which is why it stays small). Both ends are little-endian x86-64. */
+struct session {
+    uint32_t magic;
+    uint8_t version;
+    uint8_t app;   /* which program: pingpong or rcat */
+    uint8_t isa;   /* pingpong: requested stencil ISA */
+    uint8_t flags; /* pingpong: SESSION_COMPUTE */
+    uint32_t slot_bytes;
+    uint16_t slots;
+    uint16_t reserved;
+    uint32_t grid_n;
+    uint32_t iterations;
+};
+_Static_assert(sizeof(struct session) == 24, "session must stay 24 bytes on the wire");
+
+struct transport;
+
+struct transport_ops {
+    const char *name;
+    /* Server: bind and listen on addr; writes the address actually bound (port 0 resolved). */
+    int (*listen)(struct transport *t, const char *addr, char *bound, size_t bound_len);
+    /* Server: wait for one client, receive its session into t->session, set up buffers. */
+    int (*accept)(struct transport *t);
+    /* Client: connect to addr and send t->session; set up buffers. */
+    int (*connect)(struct transport *t, const char *addr);
+    int (*acquire_send)(struct transport *t, void **buf);
+    int (*post_send)(struct transport *t, size_t len);
+    int (*recv)(struct transport *t, void **buf, size_t *len);
+    int (*release_recv)(struct transport *t);
+    /* Wait until every posted send has left this process's buffers. */
+    int (*flush)(struct transport *t);
+    void (*destroy)(struct transport *t);
+};
+
+struct transport {
+    const struct transport_ops *ops;
+    struct session session;
+    double idle_timeout_s; /* a peer silent for this long is reported as gone */
+};
+
+enum { TRANSPORT_OK = 0, TRANSPORT_ERROR = -1, TRANSPORT_UNAVAILABLE = 1 };
+
+/* Names accepted by --transport, NULL-terminated. */
+extern const char *const transport_names[];
+
+/* Creates the named back-end. Returns TRANSPORT_UNAVAILABLE (message printed)
+ * when it cannot exist on this machine (no RDMA device). */
+int transport_create(const char *name, double idle_timeout_s, struct transport **out);
+
+int tcp_transport_create(struct transport **out);
+int shm_transport_create(struct transport **out, int zero_copy);
+int rdma_transport_create(struct transport **out);
+/* First IPv4 address of an RDMA device (for --loopback); 0 or -1. */
+int rdma_find_local_ipv4(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,614 @@
+/* RDMA back-end (RDMA-CM + verbs, RC queue pair).
+ *
+ * Set up once: each side registers `slots` send and `slots` receive buffers;
+ * the client's connect private data carries its session and the address/rkey
+ * of its receive buffers, the server's accept private data carries its own.
+ * Data: RDMA WRITE WITH IMMEDIATE from the local send slot into the peer's
+ * receive slot (message m goes to slot m % slots); the immediate carries the
+ * length. Flow control is rsocket's (seed 004): a sender holds one credit per
+ * free peer slot and spends one per message; releasing a slot sends a
+ * zero-length write whose immediate has the CREDIT bit set. Both kinds consume
+ * a posted receive, so 2*slots receives stay posted. Waiting polls the CQ,
+ * then sleeps on the completion channel together with the CM channel, so a
+ * disconnect or a silent peer ends the wait. */
+#define _GNU_SOURCE
+#include "common.h"
+#include "transport.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <infiniband/verbs.h>
+#include <netdb.h>
+#include <poll.h>
+#include <rdma/rdma_cma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RESOLVE_TIMEOUT_MS 5000
+#define CREDIT_BIT 0x80000000u
+#define SPIN_SECONDS 50e-6
+#define WR_DATA 1
+#define WR_CREDIT 2
+#define WR_RECV 3
+
+struct conn_data {
+    struct session session;
+    uint64_t addr; /* receive buffers of the sender of this private data */
+    uint32_t rkey;
+    uint32_t reserved;
+};
+_Static_assert(sizeof(struct conn_data) <= 56, "RDMA_PS_TCP connect private data is 56 bytes");
+
+struct rdma_transport {
+    struct transport base;
+    struct rdma_event_channel *cm_channel;
+    struct rdma_cm_id *listen_id, *id;
+    struct ibv_pd *pd;
+    struct ibv_comp_channel *comp_channel;
+    struct ibv_cq *cq;
+    struct ibv_mr *send_mr, *recv_mr;
+    unsigned char *send_mem, *recv_mem;
+    size_t stride;
+    unsigned slots, sq_depth, sq_outstanding, cq_events_unacked;
+    int qp_created, connected, disconnected;
+    uint64_t peer_addr;
+    uint32_t peer_rkey, credits;
+    uint64_t send_acquired, send_posted, send_done;
+    uint64_t recv_arrived, recv_taken, recv_released;
+    uint32_t recv_len[MAX_SLOTS];
+};
+
+static struct rdma_transport *rdma_of(struct transport *t)
+{
+    return (struct rdma_transport *)t;
+}
+
+static int set_nonblocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return err_call("fcntl(O_NONBLOCK)", errno);
+    return 0;
+}
+
+/* Waits for the next CM event; anything but `expected` is reported against `call`.
+ * timeout_s < 0 waits forever. On success the caller must rdma_ack_cm_event(). */
+static int wait_cm_event(struct rdma_transport *rt, enum rdma_cm_event_type expected,
+                         const char *call, double timeout_s, struct rdma_cm_event **out)
+{
+    struct pollfd p = {.fd = rt->cm_channel->fd, .events = POLLIN};
+    for (;;) {
+        int n = poll(&p, 1, timeout_s < 0 ? -1 : (int)(timeout_s * 1000));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return err_call("poll", errno);
+        if (n == 0)
+            return err_msg("%s: %s", call, strerror(ETIMEDOUT));
+        struct rdma_cm_event *ev;
+        if (rdma_get_cm_event(rt->cm_channel, &ev) != 0) {
+            if (errno == EAGAIN)
+                continue;
+            return err_call("rdma_get_cm_event", errno);
+        }
+        if (ev->event == expected) {
+            *out = ev;
+            return 0;
+        }
+        int status = ev->status;
+        enum rdma_cm_event_type got = ev->event;
+        rdma_ack_cm_event(ev);
+        if (got == RDMA_CM_EVENT_REJECTED)
+            return err_msg("%s: rejected by the peer (reason %d: no server listening, or "
+                           "it refused the session)", call, status);
+        if (status < 0)
+            return err_msg("%s: %s (%s)", call, strerror(-status), rdma_event_str(got));
+        return err_msg("%s: unexpected %s (status %d)", call, rdma_event_str(got), status);
+    }
+}
+
+static int setup_qp(struct rdma_transport *rt, struct rdma_cm_id *id)
+{
+    const struct session *s = &rt->base.session;
+    rt->slots = s->slots;
+    rt->stride = ((size_t)s->slot_bytes + 4095) & ~(size_t)4095;
+    rt->sq_depth = 2 * rt->slots + 4;
+    rt->credits = rt->slots;
+
+    rt->pd = ibv_alloc_pd(id->verbs);
+    if (rt->pd == NULL)
+        return err_call("ibv_alloc_pd", errno);
+    rt->comp_channel = ibv_create_comp_channel(id->verbs);
+    if (rt->comp_channel == NULL)
+        return err_call("ibv_create_comp_channel", errno);
+    if (set_nonblocking(rt->comp_channel->fd) != 0)
+        return -1;
+    rt->cq = ibv_create_cq(id->verbs, (int)(2 * rt->sq_depth), NULL, rt->comp_channel, 0);
+    if (rt->cq == NULL)
+        return err_call("ibv_create_cq", errno);
+    struct ibv_qp_init_attr attr = {
+        .send_cq = rt->cq,
+        .recv_cq = rt->cq,
+        .cap = {.max_send_wr = rt->sq_depth, .max_recv_wr = rt->sq_depth,
+                .max_send_sge = 1, .max_recv_sge = 1},
+        .qp_type = IBV_QPT_RC,
+        .sq_sig_all = 1,
+    };
+    if (rdma_create_qp(id, rt->pd, &attr) != 0)
+        return err_call("rdma_create_qp", errno);
+    rt->qp_created = 1;
+
+    size_t bytes = rt->stride * rt->slots;
+    rt->send_mem = alloc_aligned(bytes);
+    rt->recv_mem = alloc_aligned(bytes);
+    if (rt->send_mem == NULL || rt->recv_mem == NULL)
+        return -1;
+    rt->send_mr = ibv_reg_mr(rt->pd, rt->send_mem, bytes, IBV_ACCESS_LOCAL_WRITE);
+    if (rt->send_mr == NULL)
+        return err_call("ibv_reg_mr(send)", errno);
+    rt->recv_mr =
+        ibv_reg_mr(rt->pd, rt->recv_mem, bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    if (rt->recv_mr == NULL)
+        return err_call("ibv_reg_mr(recv)", errno);
+    /* Writes with immediate need a posted receive but no receive buffer. */
+    for (unsigned i = 0; i < rt->sq_depth; i++) {
+        struct ibv_recv_wr wr = {.wr_id = WR_RECV}, *bad;
+        int rc = ibv_post_recv(id->qp, &wr, &bad);
+        if (rc != 0)
+            return err_call("ibv_post_recv", rc);
+    }
+    return 0;
+}
+
+static void fill_conn_data(struct rdma_transport *rt, struct conn_data *cd)
+{
+    memset(cd, 0, sizeof(*cd));
+    cd->session = rt->base.session;
+    cd->addr = (uint64_t)(uintptr_t)rt->recv_mem;
+    cd->rkey = rt->recv_mr->rkey;
+}
+
+static int resolve(const char *addr, int passive, struct addrinfo **res)
+{
+    char host[256], port[32];
+    if (split_host_port(addr, host, sizeof(host), port, sizeof(port)) != 0)
+        return -1;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+    if (passive)
+        hints.ai_flags = AI_PASSIVE;
+    int rc = getaddrinfo(host[0] && strcmp(host, "*") != 0 ? host : NULL, port, &hints, res);
+    if (rc != 0)
+        return err_msg("getaddrinfo %s: %s", addr, gai_strerror(rc));
+    return 0;
+}
+
+static int open_cm(struct rdma_transport *rt, struct rdma_cm_id **id)
+{
+    rt->cm_channel = rdma_create_event_channel();
+    if (rt->cm_channel == NULL)
+        return err_call("rdma_create_event_channel", errno);
+    if (set_nonblocking(rt->cm_channel->fd) != 0)
+        return -1;
+    if (rdma_create_id(rt->cm_channel, id, rt, RDMA_PS_TCP) != 0)
+        return err_call("rdma_create_id", errno);
+    return 0;
+}
+
+static int rdma_listen_addr(struct transport *t, const char *addr, char *bound, size_t bound_len)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    struct addrinfo *res = NULL;
+    int rc = -1;
+    if (resolve(addr, 1, &res) != 0)
+        return -1;
+    if (open_cm(rt, &rt->listen_id) != 0)
+        goto out;
+    if (rdma_bind_addr(rt->listen_id, res->ai_addr) != 0) {
+        err_call("rdma_bind_addr", errno);
+        goto out;
+    }
+    if (rdma_listen(rt->listen_id, 1) != 0) {
+        err_call("rdma_listen", errno);
+        goto out;
+    }
+    char host[128];
+    struct sockaddr *sa = rdma_get_local_addr(rt->listen_id);
+    const void *ip = sa->sa_family == AF_INET6
+                         ? (const void *)&((struct sockaddr_in6 *)sa)->sin6_addr
+                         : (const void *)&((struct sockaddr_in *)sa)->sin_addr;
+    inet_ntop(sa->sa_family, ip, host, sizeof(host));
+    snprintf(bound, bound_len, sa->sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host,
+             ntohs(rdma_get_src_port(rt->listen_id)));
+    rc = 0;
+out:
+    freeaddrinfo(res);
+    return rc;
+}
+
+static int rdma_accept_client(struct transport *t)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    struct rdma_cm_event *ev;
+    if (wait_cm_event(rt, RDMA_CM_EVENT_CONNECT_REQUEST, "rdma_listen", -1, &ev) != 0)
+        return -1;
+    rt->id = ev->id;
+    struct conn_data cd = {0};
+    if (ev->param.conn.private_data != NULL && ev->param.conn.private_data_len >= sizeof(cd))
+        memcpy(&cd, ev->param.conn.private_data, sizeof(cd));
+    rdma_ack_cm_event(ev);
+    const struct session *s = &cd.session;
+    if (s->magic != SESSION_MAGIC || s->version != SESSION_VERSION || s->slots < 1 ||
+        s->slots > MAX_SLOTS || s->slot_bytes == 0 || s->slot_bytes > (1u << 30)) {
+        rdma_reject(rt->id, NULL, 0);
+        return err_msg("rdma_accept: client sent an invalid session; rejected");
+    }
+    t->session = cd.session;
+    rt->peer_addr = cd.addr;
+    rt->peer_rkey = cd.rkey;
+    if (setup_qp(rt, rt->id) != 0)
+        return -1;
+    fill_conn_data(rt, &cd);
+    struct rdma_conn_param param = {.private_data = &cd, .private_data_len = sizeof(cd),
+                                    .rnr_retry_count = 7, .retry_count = 7};
+    if (rdma_accept(rt->id, &param) != 0)
+        return err_call("rdma_accept", errno);
+    if (wait_cm_event(rt, RDMA_CM_EVENT_ESTABLISHED, "rdma_accept", t->idle_timeout_s, &ev) != 0)
+        return -1;
+    rdma_ack_cm_event(ev);
+    rt->connected = 1;
+    rdma_destroy_id(rt->listen_id);
+    rt->listen_id = NULL;
+    return 0;
+}
+
+static int rdma_connect_server(struct transport *t, const char *addr)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    struct addrinfo *res = NULL;
+    struct rdma_cm_event *ev;
+    int rc = -1;
+    if (resolve(addr, 0, &res) != 0)
+        return -1;
+    if (open_cm(rt, &rt->id) != 0)
+        goto out;
+    if (rdma_resolve_addr(rt->id, NULL, res->ai_addr, RESOLVE_TIMEOUT_MS) != 0) {
+        err_call("rdma_resolve_addr", errno);
+        goto out;
+    }
+    if (wait_cm_event(rt, RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr",
+                      RESOLVE_TIMEOUT_MS / 1000.0 + 1, &ev) != 0)
+        goto out;
+    rdma_ack_cm_event(ev);
+    if (rdma_resolve_route(rt->id, RESOLVE_TIMEOUT_MS) != 0) {
+        err_call("rdma_resolve_route", errno);
+        goto out;
+    }
+    if (wait_cm_event(rt, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route",
+                      RESOLVE_TIMEOUT_MS / 1000.0 + 1, &ev) != 0)
+        goto out;
+    rdma_ack_cm_event(ev);
+    if (setup_qp(rt, rt->id) != 0)
+        goto out;
+    struct conn_data cd;
+    fill_conn_data(rt, &cd);
+    struct rdma_conn_param param = {.private_data = &cd, .private_data_len = sizeof(cd),
+                                    .rnr_retry_count = 7, .retry_count = 7};
+    if (rdma_connect(rt->id, &param) != 0) {
+        err_call("rdma_connect", errno);
+        goto out;
+    }
+    if (wait_cm_event(rt, RDMA_CM_EVENT_ESTABLISHED, "rdma_connect", t->idle_timeout_s, &ev))
+        goto out;
+    struct conn_data reply = {0};
+    if (ev->param.conn.private_data != NULL && ev->param.conn.private_data_len >= sizeof(reply))
+        memcpy(&reply, ev->param.conn.private_data, sizeof(reply));
+    rdma_ack_cm_event(ev);
+    if (reply.session.magic != SESSION_MAGIC || reply.rkey == 0) {
+        err_msg("rdma_connect: server sent no buffer address");
+        goto out;
+    }
+    rt->peer_addr = reply.addr;
+    rt->peer_rkey = reply.rkey;
+    rt->connected = 1;
+    rc = 0;
+out:
+    freeaddrinfo(res);
+    return rc;
+}
+
+static const char *wr_kind(uint64_t wr_id)
+{
+    return wr_id == WR_DATA ? "data write" : wr_id == WR_CREDIT ? "credit write" : "receive";
+}
+
+static int handle_completion(struct rdma_transport *rt, const struct ibv_wc *wc)
+{
+    if (wc->status != IBV_WC_SUCCESS) {
+        /* A flushed credit or receive only means the connection is going away; whoever
+         * still waits for something will find `disconnected` and report it. */
+        if (wc->status == IBV_WC_WR_FLUSH_ERR && wc->wr_id != WR_DATA) {
+            rt->disconnected = 1;
+            if (wc->wr_id == WR_CREDIT)
+                rt->sq_outstanding--;
+            return 0;
+        }
+        return err_msg("ibv_poll_cq: %s (%s)", ibv_wc_status_str(wc->status), wr_kind(wc->wr_id));
+    }
+    if (wc->wr_id == WR_RECV) {
+        uint32_t imm = ntohl(wc->imm_data);
+        if (imm & CREDIT_BIT) {
+            rt->credits += imm & ~CREDIT_BIT;
+        } else {
+            rt->recv_len[rt->recv_arrived % rt->slots] = imm;
+            rt->recv_arrived++;
+        }
+        struct ibv_recv_wr wr = {.wr_id = WR_RECV}, *bad;
+        int rc = ibv_post_recv(rt->id->qp, &wr, &bad);
+        if (rc != 0)
+            return err_call("ibv_post_recv", rc);
+        return 0;
+    }
+    rt->sq_outstanding--;
+    if (wc->wr_id == WR_DATA)
+        rt->send_done++;
+    return 0;
+}
+
+static int poll_cq(struct rdma_transport *rt, int *got)
+{
+    struct ibv_wc wcs[16];
+    int n = ibv_poll_cq(rt->cq, 16, wcs);
+    if (n < 0)
+        return err_msg("ibv_poll_cq: failed (%d)", n);
+    for (int i = 0; i < n; i++)
+        if (handle_completion(rt, &wcs[i]) != 0)
+            return -1;
+    *got = n;
+    return 0;
+}
+
+/* Makes one step of progress: at least one completion, or an error. */
+static int progress(struct rdma_transport *rt, const char *what)
+{
+    int got = 0;
+    double start = now_seconds();
+    do {
+        if (poll_cq(rt, &got) != 0)
+            return -1;
+        if (got)
+            return 0;
+    } while (now_seconds() - start < SPIN_SECONDS);
+    if (rt->disconnected)
+        return err_msg("%s: peer disconnected", what);
+    for (;;) {
+        if (ibv_req_notify_cq(rt->cq, 0) != 0)
+            return err_call("ibv_req_notify_cq", errno);
+        if (poll_cq(rt, &got) != 0)
+            return -1;
+        if (got)
+            return 0;
+        struct pollfd fds[2] = {{.fd = rt->comp_channel->fd, .events = POLLIN},
+                                {.fd = rt->cm_channel->fd, .events = POLLIN}};
+        int n = poll(fds, 2, (int)(rt->base.idle_timeout_s * 1000));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return err_call("poll", errno);
+        if (n == 0)
+            return err_msg("%s: peer silent for %.0f s (timed out)", what,
+                           rt->base.idle_timeout_s);
+        if (fds[0].revents) {
+            struct ibv_cq *cq;
+            void *ctx;
+            if (ibv_get_cq_event(rt->comp_channel, &cq, &ctx) == 0)
+                rt->cq_events_unacked++;
+            if (rt->cq_events_unacked >= 64) {
+                ibv_ack_cq_events(rt->cq, rt->cq_events_unacked);
+                rt->cq_events_unacked = 0;
+            }
+        }
+        if (fds[1].revents) {
+            struct rdma_cm_event *ev;
+            if (rdma_get_cm_event(rt->cm_channel, &ev) == 0) {
+                enum rdma_cm_event_type type = ev->event;
+                rdma_ack_cm_event(ev);
+                if (type == RDMA_CM_EVENT_DISCONNECTED ||
+                    type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+                    rt->disconnected = 1;
+                    /* Completions that arrived before the disconnect still count. */
+                    if (poll_cq(rt, &got) != 0)
+                        return -1;
+                    if (got)
+                        return 0;
+                    return err_msg("%s: peer disconnected (%s)", what, rdma_event_str(type));
+                }
+            }
+        }
+    }
+}
+
+static int post_write(struct rdma_transport *rt, uint64_t kind, void *local, uint32_t len,
+                      uint64_t remote, uint32_t imm)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = len, .lkey = rt->send_mr->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = kind,
+        .sg_list = len ? &sge : NULL,
+        .num_sge = len ? 1 : 0,
+        .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+        .imm_data = htonl(imm),
+        .wr = {.rdma = {.remote_addr = remote, .rkey = rt->peer_rkey}},
+    }, *bad;
+    while (rt->sq_outstanding >= rt->sq_depth)
+        if (progress(rt, "ibv_post_send") != 0)
+            return -1;
+    int rc = ibv_post_send(rt->id->qp, &wr, &bad);
+    if (rc != 0)
+        return err_call("ibv_post_send", rc);
+    rt->sq_outstanding++;
+    return 0;
+}
+
+static int rdma_acquire_send(struct transport *t, void **buf)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    while (rt->send_acquired - rt->send_done >= rt->slots)
+        if (progress(rt, "send") != 0)
+            return -1;
+    *buf = rt->send_mem + (rt->send_acquired % rt->slots) * rt->stride;
+    rt->send_acquired++;
+    return 0;
+}
+
+static int rdma_post_send(struct transport *t, size_t len)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    if (len > t->session.slot_bytes)
+        return err_msg("post_send: %zu bytes exceed the slot", len);
+    while (rt->credits == 0)
+        if (progress(rt, "send (waiting for a credit)") != 0)
+            return -1;
+    unsigned slot = rt->send_posted % rt->slots;
+    if (post_write(rt, WR_DATA, rt->send_mem + slot * rt->stride, (uint32_t)len,
+                   rt->peer_addr + slot * rt->stride, (uint32_t)len) != 0)
+        return -1;
+    rt->credits--;
+    rt->send_posted++;
+    return 0;
+}
+
+static int rdma_recv(struct transport *t, void **buf, size_t *len)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    while (rt->recv_arrived == rt->recv_taken)
+        if (progress(rt, "recv") != 0)
+            return -1;
+    unsigned slot = rt->recv_taken % rt->slots;
+    *buf = rt->recv_mem + slot * rt->stride;
+    *len = rt->recv_len[slot];
+    rt->recv_taken++;
+    return 0;
+}
+
+static int rdma_release_recv(struct transport *t)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    if (rt->recv_released == rt->recv_taken)
+        return err_msg("release_recv: nothing to release");
+    rt->recv_released++;
+    return post_write(rt, WR_CREDIT, NULL, 0, rt->peer_addr, CREDIT_BIT | 1u);
+}
+
+static int rdma_flush(struct transport *t)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    while (rt->sq_outstanding > 0)
+        if (progress(rt, "flush") != 0)
+            return -1;
+    return 0;
+}
+
+static void rdma_destroy(struct transport *t)
+{
+    struct rdma_transport *rt = rdma_of(t);
+    if (rt->connected && !rt->disconnected)
+        rdma_disconnect(rt->id);
+    if (rt->qp_created)
+        rdma_destroy_qp(rt->id);
+    if (rt->send_mr)
+        ibv_dereg_mr(rt->send_mr);
+    if (rt->recv_mr)
+        ibv_dereg_mr(rt->recv_mr);
+    if (rt->cq) {
+        if (rt->cq_events_unacked)
+            ibv_ack_cq_events(rt->cq, rt->cq_events_unacked);
+        ibv_destroy_cq(rt->cq);
+    }
+    if (rt->comp_channel)
+        ibv_destroy_comp_channel(rt->comp_channel);
+    if (rt->pd)
+        ibv_dealloc_pd(rt->pd);
+    if (rt->id)
+        rdma_destroy_id(rt->id);
+    if (rt->listen_id)
+        rdma_destroy_id(rt->listen_id);
+    if (rt->cm_channel)
+        rdma_destroy_event_channel(rt->cm_channel);
+    free(rt->send_mem);
+    free(rt->recv_mem);
+    free(rt);
+}
+
+static const struct transport_ops rdma_ops = {
+    .name = "rdma",
+    .listen = rdma_listen_addr,
+    .accept = rdma_accept_client,
+    .connect = rdma_connect_server,
+    .acquire_send = rdma_acquire_send,
+    .post_send = rdma_post_send,
+    .recv = rdma_recv,
+    .release_recv = rdma_release_recv,
+    .flush = rdma_flush,
+    .destroy = rdma_destroy,
+};
+
+static int have_rdma_device(void)
+{
+    int count = 0;
+    struct ibv_device **list = ibv_get_device_list(&count);
+    if (list == NULL) {
+        err_msg("no RDMA device on this host (ibv_get_device_list: %s)", strerror(errno));
+        return 0;
+    }
+    ibv_free_device_list(list);
+    if (count == 0)
+        err_msg("no RDMA device on this host (ibv_get_device_list found none; load a driver, "
+                "e.g. `rdma link add rxe0 type rxe netdev eth0`)");
+    return count > 0;
+}
+
+int rdma_transport_create(struct transport **out)
+{
+    if (!have_rdma_device())
+        return TRANSPORT_UNAVAILABLE;
+    struct rdma_transport *rt = calloc(1, sizeof(*rt));
+    if (rt == NULL)
+        return err_call("calloc", errno);
+    rt->base.ops = &rdma_ops;
+    *out = &rt->base;
+    return TRANSPORT_OK;
+}
+
+int rdma_find_local_ipv4(char *buf, size_t len)
+{
+    int count = 0, found = -1;
+    struct ibv_device **list = ibv_get_device_list(&count);
+    if (list == NULL)
+        return err_call("ibv_get_device_list", errno);
+    for (int d = 0; d < count && found != 0; d++) {
+        struct ibv_context *ctx = ibv_open_device(list[d]);
+        struct ibv_port_attr port;
+        if (ctx == NULL)
+            continue;
+        if (ibv_query_port(ctx, 1, &port) == 0) {
+            for (int i = 0; i < port.gid_tbl_len && found != 0; i++) {
+                union ibv_gid gid;
+                static const unsigned char v4_prefix[12] = {0, 0, 0, 0, 0, 0,
+                                                            0, 0, 0, 0, 0xff, 0xff};
+                if (ibv_query_gid(ctx, 1, i, &gid) == 0 &&
+                    memcmp(gid.raw, v4_prefix, sizeof(v4_prefix)) == 0) {
+                    inet_ntop(AF_INET, gid.raw + 12, buf, (socklen_t)len);
+                    found = 0;
+                }
+            }
+        }
+        ibv_close_device(ctx);
+    }
+    ibv_free_device_list(list);
+    if (found != 0)
+        err_msg("no RDMA device has an IPv4 address (give --server ADDR:PORT)");
+    return found;
+}

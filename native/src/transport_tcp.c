@@ -1,0 +1,407 @@
+/* TCP back-end: one non-blocking socket and a small progress engine, so a
+ * posted send keeps moving while the caller waits for something else (no
+ * deadlock when both sides have full socket buffers). Each message is an
+ * 8-byte header {length, tag} followed by the payload. */
+#define _GNU_SOURCE
+#include "common.h"
+#include "transport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define TCP_TAG 0x54435042u /* marks every message header */
+#define HDR_BYTES 8u
+
+struct tcp_transport {
+    struct transport base;
+    int listen_fd;
+    int fd;
+    size_t slot_bytes, stride;
+    unsigned slots;
+    unsigned char *send_mem, *recv_mem;
+    uint64_t send_acquired, send_posted, send_done;
+    size_t send_off;
+    uint32_t send_len[MAX_SLOTS];
+    uint64_t recv_complete, recv_taken, recv_released;
+    size_t recv_off;
+    uint32_t recv_len[MAX_SLOTS];
+    int peer_closed; /* EOF seen; messages already read stay valid */
+};
+
+static struct tcp_transport *tcp_of(struct transport *t)
+{
+    return (struct tcp_transport *)t;
+}
+
+static int set_nonblocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return err_call("fcntl(O_NONBLOCK)", errno);
+    return 0;
+}
+
+static int timeout_ms(const struct transport *t)
+{
+    return (int)(t->idle_timeout_s * 1000.0);
+}
+
+/* Waits for events on fd; a silent peer past the idle timeout is an error. */
+static int wait_fd(struct transport *t, int fd, short events, const char *what)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    for (;;) {
+        int n = poll(&p, 1, timeout_ms(t));
+        if (n > 0)
+            return 0;
+        if (n == 0)
+            return err_msg("%s: peer silent for %.0f s (timed out)", what, t->idle_timeout_s);
+        if (errno != EINTR)
+            return err_call("poll", errno);
+    }
+}
+
+static int io_all(struct transport *t, int fd, void *buf, size_t len, int writing)
+{
+    unsigned char *p = buf;
+    while (len > 0) {
+        ssize_t n = writing ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+        } else if (n == 0) {
+            return err_msg("recv: peer closed the connection");
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (wait_fd(t, fd, writing ? POLLOUT : POLLIN, writing ? "send" : "recv") != 0)
+                return -1;
+        } else if (errno != EINTR) {
+            return err_call(writing ? "send" : "recv", errno);
+        }
+    }
+    return 0;
+}
+
+static int resolve(const char *addr, int passive, struct addrinfo **res)
+{
+    char host[256], port[32];
+    if (split_host_port(addr, host, sizeof(host), port, sizeof(port)) != 0)
+        return -1;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+    if (passive)
+        hints.ai_flags = AI_PASSIVE;
+    int rc = getaddrinfo(host[0] && strcmp(host, "*") != 0 ? host : NULL, port, &hints, res);
+    if (rc != 0)
+        return err_msg("getaddrinfo %s: %s", addr, gai_strerror(rc));
+    return 0;
+}
+
+static int setup_buffers(struct tcp_transport *tt)
+{
+    const struct session *s = &tt->base.session;
+    tt->slot_bytes = s->slot_bytes;
+    tt->slots = s->slots;
+    tt->stride = (HDR_BYTES + tt->slot_bytes + 63) & ~(size_t)63;
+    tt->send_mem = alloc_aligned(tt->stride * tt->slots);
+    tt->recv_mem = alloc_aligned(tt->stride * tt->slots);
+    if (tt->send_mem == NULL || tt->recv_mem == NULL)
+        return -1;
+    int one = 1;
+    if (setsockopt(tt->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
+        return err_call("setsockopt(TCP_NODELAY)", errno);
+    return 0;
+}
+
+static int tcp_listen(struct transport *t, const char *addr, char *bound, size_t bound_len)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    struct addrinfo *res = NULL;
+    if (resolve(addr, 1, &res) != 0)
+        return -1;
+    int rc = -1, one = 1;
+    tt->listen_fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (tt->listen_fd < 0) {
+        err_call("socket", errno);
+        goto out;
+    }
+    setsockopt(tt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(tt->listen_fd, res->ai_addr, res->ai_addrlen) != 0) {
+        err_call("bind", errno);
+        goto out;
+    }
+    if (listen(tt->listen_fd, 1) != 0) {
+        err_call("listen", errno);
+        goto out;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    char host[128], port[16];
+    if (getsockname(tt->listen_fd, (struct sockaddr *)&ss, &sl) != 0) {
+        err_call("getsockname", errno);
+        goto out;
+    }
+    int gai = getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+                          NI_NUMERICHOST | NI_NUMERICSERV);
+    if (gai != 0) {
+        err_msg("getnameinfo: %s", gai_strerror(gai));
+        goto out;
+    }
+    snprintf(bound, bound_len, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+    rc = 0;
+out:
+    freeaddrinfo(res);
+    return rc;
+}
+
+static int check_session(const struct session *s)
+{
+    if (s->magic != SESSION_MAGIC || s->version != SESSION_VERSION)
+        return err_msg("peer sent no cxfab session (magic %08x, version %u)", s->magic,
+                       s->version);
+    if (s->slots < 1 || s->slots > MAX_SLOTS || s->slot_bytes == 0 || s->slot_bytes > (1u << 30))
+        return err_msg("peer asked for %u slots of %u bytes: out of range", s->slots,
+                       s->slot_bytes);
+    return 0;
+}
+
+static int tcp_accept(struct transport *t)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    do
+        tt->fd = accept4(tt->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    while (tt->fd < 0 && errno == EINTR);
+    if (tt->fd < 0)
+        return err_call("accept", errno);
+    close(tt->listen_fd);
+    tt->listen_fd = -1;
+    if (set_nonblocking(tt->fd) != 0 || io_all(t, tt->fd, &t->session, sizeof(t->session), 0))
+        return -1;
+    if (check_session(&t->session) != 0)
+        return -1;
+    return setup_buffers(tt);
+}
+
+static int tcp_connect(struct transport *t, const char *addr)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    struct addrinfo *res = NULL;
+    if (resolve(addr, 0, &res) != 0)
+        return -1;
+    int rc = -1;
+    /* The server may still be starting: retry refused connections until the timeout. */
+    double deadline = now_seconds() + t->idle_timeout_s;
+    for (;;) {
+        tt->fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (tt->fd < 0) {
+            err_call("socket", errno);
+            goto out;
+        }
+        if (connect(tt->fd, res->ai_addr, res->ai_addrlen) == 0)
+            break;
+        int e = errno;
+        close(tt->fd);
+        tt->fd = -1;
+        if (e != ECONNREFUSED || now_seconds() > deadline) {
+            err_call("connect", e);
+            goto out;
+        }
+        usleep(50 * 1000);
+    }
+    if (set_nonblocking(tt->fd) != 0 || io_all(t, tt->fd, &t->session, sizeof(t->session), 1))
+        goto out;
+    rc = setup_buffers(tt);
+out:
+    freeaddrinfo(res);
+    return rc;
+}
+
+/* Moves whatever the socket accepts now. */
+static int pump(struct tcp_transport *tt, int *progressed)
+{
+    while (tt->send_done < tt->send_posted) {
+        unsigned char *msg = tt->send_mem + (tt->send_done % tt->slots) * tt->stride;
+        size_t total = HDR_BYTES + tt->send_len[tt->send_done % tt->slots];
+        ssize_t n = send(tt->fd, msg + tt->send_off, total - tt->send_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            if (errno == EINTR)
+                continue;
+            return err_call("send", errno);
+        }
+        *progressed = 1;
+        tt->send_off += (size_t)n;
+        if (tt->send_off == total) {
+            tt->send_done++;
+            tt->send_off = 0;
+        }
+    }
+    while (tt->recv_complete - tt->recv_released < tt->slots) {
+        unsigned slot = tt->recv_complete % tt->slots;
+        unsigned char *msg = tt->recv_mem + slot * tt->stride;
+        size_t want = HDR_BYTES;
+        if (tt->recv_off >= HDR_BYTES) {
+            uint32_t len;
+            memcpy(&len, msg, sizeof(len));
+            want += len;
+        }
+        if (tt->recv_off < want) {
+            if (tt->peer_closed)
+                break;
+            ssize_t n = recv(tt->fd, msg + tt->recv_off, want - tt->recv_off, MSG_DONTWAIT);
+            if (n == 0) {
+                tt->peer_closed = 1;
+                break;
+            }
+            if (n < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                    break;
+                if (errno == EINTR)
+                    continue;
+                return err_call("recv", errno);
+            }
+            *progressed = 1;
+            tt->recv_off += (size_t)n;
+        }
+        if (tt->recv_off == HDR_BYTES) {
+            uint32_t len, tag;
+            memcpy(&len, msg, sizeof(len));
+            memcpy(&tag, msg + 4, sizeof(tag));
+            if (tag != TCP_TAG || len > tt->slot_bytes)
+                return err_msg("recv: corrupt message header (tag %08x, length %u)", tag, len);
+        }
+        if (tt->recv_off >= HDR_BYTES) {
+            uint32_t len;
+            memcpy(&len, msg, sizeof(len));
+            if (tt->recv_off == HDR_BYTES + len) {
+                tt->recv_len[slot] = len;
+                tt->recv_complete++;
+                tt->recv_off = 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* One step of progress; blocks in poll() when nothing could move. */
+static int progress(struct tcp_transport *tt, const char *waiting_for)
+{
+    int progressed = 0;
+    if (pump(tt, &progressed) != 0)
+        return -1;
+    if (progressed)
+        return 0;
+    if (tt->peer_closed)
+        return err_msg("%s: peer closed the connection", waiting_for);
+    short events = 0;
+    if (tt->send_done < tt->send_posted)
+        events |= POLLOUT;
+    if (tt->recv_complete - tt->recv_released < tt->slots)
+        events |= POLLIN;
+    if (events == 0)
+        return err_msg("%s: no progress possible (all slots held)", waiting_for);
+    return wait_fd(&tt->base, tt->fd, events, waiting_for);
+}
+
+static int tcp_acquire_send(struct transport *t, void **buf)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    while (tt->send_acquired - tt->send_done >= tt->slots)
+        if (progress(tt, "send") != 0)
+            return -1;
+    *buf = tt->send_mem + (tt->send_acquired % tt->slots) * tt->stride + HDR_BYTES;
+    tt->send_acquired++;
+    return 0;
+}
+
+static int tcp_post_send(struct transport *t, size_t len)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    unsigned slot = tt->send_posted % tt->slots;
+    unsigned char *msg = tt->send_mem + slot * tt->stride;
+    uint32_t len32 = (uint32_t)len, tag = TCP_TAG;
+    if (len > tt->slot_bytes)
+        return err_msg("post_send: %zu bytes exceed the %zu-byte slot", len, tt->slot_bytes);
+    memcpy(msg, &len32, sizeof(len32));
+    memcpy(msg + 4, &tag, sizeof(tag));
+    tt->send_len[slot] = len32;
+    tt->send_posted++;
+    int progressed = 0;
+    return pump(tt, &progressed);
+}
+
+static int tcp_recv(struct transport *t, void **buf, size_t *len)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    while (tt->recv_complete == tt->recv_taken)
+        if (progress(tt, "recv") != 0)
+            return -1;
+    unsigned slot = tt->recv_taken % tt->slots;
+    *buf = tt->recv_mem + slot * tt->stride + HDR_BYTES;
+    *len = tt->recv_len[slot];
+    tt->recv_taken++;
+    return 0;
+}
+
+static int tcp_release_recv(struct transport *t)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    if (tt->recv_released == tt->recv_taken)
+        return err_msg("release_recv: nothing to release");
+    tt->recv_released++;
+    return 0;
+}
+
+static int tcp_flush(struct transport *t)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    while (tt->send_done < tt->send_posted)
+        if (progress(tt, "send") != 0)
+            return -1;
+    return 0;
+}
+
+static void tcp_destroy(struct transport *t)
+{
+    struct tcp_transport *tt = tcp_of(t);
+    if (tt->fd >= 0)
+        close(tt->fd);
+    if (tt->listen_fd >= 0)
+        close(tt->listen_fd);
+    free(tt->send_mem);
+    free(tt->recv_mem);
+    free(tt);
+}
+
+static const struct transport_ops tcp_ops = {
+    .name = "tcp",
+    .listen = tcp_listen,
+    .accept = tcp_accept,
+    .connect = tcp_connect,
+    .acquire_send = tcp_acquire_send,
+    .post_send = tcp_post_send,
+    .recv = tcp_recv,
+    .release_recv = tcp_release_recv,
+    .flush = tcp_flush,
+    .destroy = tcp_destroy,
+};
+
+int tcp_transport_create(struct transport **out)
+{
+    struct tcp_transport *tt = calloc(1, sizeof(*tt));
+    if (tt == NULL)
+        return err_call("calloc", errno);
+    tt->base.ops = &tcp_ops;
+    tt->listen_fd = tt->fd = -1;
+    *out = &tt->base;
+    return TRANSPORT_OK;
+}
