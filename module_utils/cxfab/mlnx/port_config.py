@@ -1,0 +1,182 @@
+"""Apply LINK_TYPE_P<n> to one card: query, decide per port, set once, verify.
+
+ConnectX-3 (mlx4) also exposes the port protocol at run time as
+/sys/bus/pci/devices/<bdf>/mlx4_port<N> (`ib`, `eth`, `auto`): when that file
+exists the running value is switched there as well, so no activation is needed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from . import tools
+from .link_type import (
+    ACTION_NONE,
+    LinkTypeError,
+    PortDecision,
+    decide_port,
+    normalise_link_type,
+    set_arguments,
+)
+from .nvconfig import NvConfigParseError, parse_nvconfig_query
+from .runner import Runner, ToolFailed, activation_info, run_checked
+
+_MLX4_RUNTIME = {"ib": "ib", "eth": "eth", "vpi": "auto"}
+
+
+class PortConfigError(RuntimeError):
+    """The card cannot take the requested port protocol; nothing was set."""
+
+
+@dataclass(frozen=True)
+class PortRequest:
+    port: int
+    link_type: str
+
+
+def requests_from_inventory(ports: list) -> list[PortRequest]:
+    """Port entries as the inventory writes them (`{port: 2, link_type: eth, netdev: ...}`).
+
+    Entries without `link_type` are left alone; other keys are ignored.
+    """
+    requests = []
+    for index, entry in enumerate(ports):
+        if not isinstance(entry, dict):
+            raise PortConfigError(f"ports[{index}]: expected a mapping, got {entry!r}")
+        if entry.get("link_type") in (None, ""):
+            continue
+        port = entry.get("port")
+        if isinstance(port, str) and port.isdigit():
+            port = int(port)
+        if isinstance(port, bool) or not isinstance(port, int) or port < 1:
+            raise PortConfigError(f"ports[{index}].port: expected a port number >= 1, got {port!r}")
+        requests.append(PortRequest(port, str(entry["link_type"])))
+    return requests
+
+
+def mlx4_port_file(sysfs_root: str, device: str, port: int) -> str:
+    return os.path.join(sysfs_root, "bus", "pci", "devices", device, f"mlx4_port{port}")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip().lower()
+
+
+def _text(decisions: list[PortDecision], column: str) -> str:
+    return "".join(f"{d.param}: {getattr(d, column)}\n" for d in decisions)
+
+
+def configure_ports(
+    device: str,
+    requests: list[PortRequest],
+    runner: Runner,
+    config_tool: str,
+    fwreset: str | None,
+    sysfs_root: str,
+    check_mode: bool,
+    query_only: bool = False,
+) -> dict:
+    """Bring every requested port to its protocol; return the module result."""
+    for index, req in enumerate(requests):
+        try:
+            normalise_link_type(req.link_type)
+        except LinkTypeError as exc:
+            raise PortConfigError(f"ports[{index}].link_type: {exc}") from exc
+    try:
+        query = parse_nvconfig_query(
+            run_checked(runner, tools.config_query(config_tool, device, []))
+        )
+    except (ToolFailed, NvConfigParseError) as exc:
+        raise PortConfigError(f"cannot query the configuration of {device}: {exc}") from exc
+    decisions = []
+    for index, req in enumerate(requests):
+        try:
+            decisions.append(decide_port(query, req.port, req.link_type, device))
+        except LinkTypeError as exc:
+            raise PortConfigError(f"ports[{index}] (port {req.port}): {exc}") from exc
+
+    changed = False
+    runtime_switched: list[int] = []
+    runtime_ok: set[int] = set()
+    for decision in decisions:
+        path = mlx4_port_file(sysfs_root, device, decision.port)
+        if not os.path.exists(path):
+            continue
+        wanted = _MLX4_RUNTIME[decision.desired]
+        if _read(path) == wanted:
+            runtime_ok.add(decision.port)
+            continue
+        if query_only:
+            continue
+        changed = True
+        runtime_switched.append(decision.port)
+        runtime_ok.add(decision.port)
+        if not check_mode:
+            with open(path, "w", encoding="ascii") as handle:
+                handle.write(wanted + "\n")
+
+    assignments = [] if query_only else set_arguments(decisions)
+    if assignments:
+        changed = True
+        if not check_mode:
+            try:
+                run_checked(runner, tools.config_set(config_tool, device, assignments))
+                query = parse_nvconfig_query(
+                    run_checked(runner, tools.config_query(config_tool, device, []))
+                )
+            except (ToolFailed, NvConfigParseError) as exc:
+                raise PortConfigError(
+                    f"setting {' '.join(assignments)} on {device}: {exc}"
+                ) from exc
+            verified = [decide_port(query, d.port, d.desired, device) for d in decisions]
+            unset = [d.param for d in verified if d.needs_set]
+            if unset:
+                raise PortConfigError(
+                    f"{device}: the tool accepted the set but Next Boot still differs for "
+                    f"{', '.join(unset)}"
+                )
+
+    pending = [d.port for d in decisions if d.action != ACTION_NONE and d.port not in runtime_ok]
+    after = [
+        PortDecision(d.port, d.param, d.desired, d.current, d.desired, d.action) for d in decisions
+    ]
+    result = {
+        "changed": changed,
+        "device": device,
+        "device_type": query.device_type,
+        "ports": [
+            {
+                "port": d.port,
+                "param": d.param,
+                "link_type": d.desired,
+                "desired": d.desired,
+                "current": d.current,
+                "next_boot": d.next_boot,
+                "action": d.action,
+            }
+            for d in decisions
+        ],
+        "set": assignments,
+        "runtime_switched": runtime_switched,
+        "pending_activation": bool(pending),
+        "pending_ports": pending,
+        "diff": {
+            "before": _text(decisions, "next_boot"),
+            "after": _text(after if not query_only else decisions, "next_boot"),
+        },
+    }
+    result["activation"] = activation_info(runner, fwreset, device) if pending else None
+    if query_only:
+        result["msg"] = f"{device}: " + ", ".join(
+            f"{d.param} current {d.current}, next boot {d.next_boot}" for d in decisions
+        )
+    elif assignments:
+        verb = "would set" if check_mode else "set"
+        result["msg"] = f"{device}: {verb} {' '.join(assignments)} (Next Boot); activation pending"
+    elif pending:
+        result["msg"] = f"{device}: Next Boot already as desired, activation pending"
+    else:
+        result["msg"] = f"{device}: port protocols as desired"
+    return result

@@ -1,0 +1,336 @@
+"""nic_firmware, nic_link_type and the shared activation handler, end to end.
+
+Each test runs ansible-playbook on the controller against the lab's ConnectX
+tool emulators: only this test's subprocess has them first in PATH (the
+product code only knows tool names). The host is `nichost` with a local
+connection; the card state lives in a per-test CXEMU_STATE_DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+EMU_BIN = REPO / "tests" / "lab" / "cxemu" / "bin"
+ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+BDF = "0000:65:00.0"
+OEM_PSID = "LNV2190110032"
+TARGET = "12.28.1002"
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        not (EMU_BIN / "cxemu-admin").exists(), reason="ConnectX tool emulators not built"
+    ),
+    pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook not in the venv"),
+]
+
+BOTH_ROLES = """\
+- name: NIC firmware and port protocols in one play
+  hosts: hosts
+  gather_facts: false
+  serial: 1
+  max_fail_percentage: 0
+  roles:
+    - role: nic_firmware
+    - role: nic_link_type
+"""
+
+FIRMWARE_ONLY = BOTH_ROLES.replace("    - role: nic_link_type\n", "")
+
+
+class Lab:
+    """One emulated host: card state, images, inventory, playbook runs."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.state = root / "cxemu"
+        self.inventory = root / "inventory"
+        self.remote = root / "remote"  # nic_firmware_remote_dir on the "host"
+        self.reset_log = root / "fwreset.log"
+        self.env = dict(os.environ)
+        self.env.update(
+            PATH=f"{EMU_BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+            CXEMU_STATE_DIR=str(self.state),
+            ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_FORCE_COLOR="0",
+        )
+        # A logging wrapper around the emulated mstfwreset, given to the roles as the
+        # configured tool path: it lets the tests count activations.
+        self.fwreset = root / "fwreset-logged"
+        self.fwreset.write_text(f'#!/bin/sh\necho "$*" >> {self.reset_log}\nexec mstfwreset "$@"\n')
+        self.fwreset.chmod(0o755)
+        (self.inventory / "files" / "firmware").mkdir(parents=True)
+
+    def admin(self, *args: str) -> str:
+        proc = subprocess.run(
+            [str(EMU_BIN / "cxemu-admin"), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return proc.stdout
+
+    def card(self, bdf: str = BDF) -> dict:
+        return json.loads(self.admin("show", "-d", bdf))["cards"][0]
+
+    def image(self, name: str, psid: str, version: str, **extra: str) -> tuple[str, str]:
+        """A fake image under the inventory; returns (path relative to it, sha256)."""
+        out = self.inventory / "files" / "firmware" / name
+        args = ["make-image", "--psid", psid, "--version", version, "--out", str(out)]
+        for key, value in extra.items():
+            args += [f"--{key.replace('_', '-')}", value]
+        digest = self.admin(*args).split()[0]
+        return f"files/firmware/{name}", digest
+
+    def write_inventory(self, nics: list[dict], **host_vars) -> None:
+        hosts = {"all": {"children": {"hosts": {"hosts": {"nichost": None}}}}}
+        (self.inventory / "hosts.yml").write_text(yaml.safe_dump(hosts))
+        variables = {
+            "ansible_connection": "local",
+            "ansible_python_interpreter": sys.executable,
+            "ansible_become": False,
+            "nic_firmware_remote_dir": str(self.remote),
+            "nic_firmware_fwreset_path": str(self.fwreset),
+            "nic_link_type_fwreset_path": str(self.fwreset),
+            "cxfab_host": {"mgmt_interface": "eno1", "nics": nics},
+            **host_vars,
+        }
+        host_dir = self.inventory / "host_vars" / "nichost"
+        host_dir.mkdir(parents=True, exist_ok=True)
+        (host_dir / "cxfab.yml").write_text(yaml.safe_dump(variables))
+
+    def play(self, playbook: str, *args: str) -> Run:
+        path = self.root / "play.yml"
+        path.write_text(playbook)
+        proc = subprocess.run(
+            [str(ANSIBLE_PLAYBOOK), "-i", str(self.inventory / "hosts.yml"), str(path), *args],
+            env=self.env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        return Run(proc.returncode, proc.stdout + proc.stderr)
+
+    def resets(self) -> list[str]:
+        if not self.reset_log.exists():
+            return []
+        return [line for line in self.reset_log.read_text().splitlines() if "reset" in line]
+
+
+class Run:
+    def __init__(self, rc: int, output: str):
+        self.rc, self.output = rc, output
+        match = re.search(r"^nichost\s+:\s+(.*)$", output, re.M)
+        self.recap = (
+            {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(1))} if match else {}
+        )
+
+    @property
+    def changed(self) -> int:
+        return self.recap["changed"]
+
+    @property
+    def failed(self) -> int:
+        return self.recap["failed"]
+
+
+def nic(image: str, sha256: str, ports=None, version=TARGET, psid=OEM_PSID, pci=BDF) -> dict:
+    entry = {
+        "name": "cx4",
+        "pci": pci,
+        "model": "ConnectX-4",
+        "firmware": {"version": version, "psid": psid, "image": image, "sha256": sha256},
+    }
+    if ports is not None:
+        entry["ports"] = ports
+    return entry
+
+
+PORTS_ETH = [
+    {"port": 1, "netdev": "ens4", "link_type": "eth"},
+    {"port": 2, "netdev": "ens5", "link_type": "eth"},
+]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    lab = Lab(tmp_path)
+    lab.admin("seed", "--profile", "seed000", "--bdf", f"{BDF},0000:65:00.1")
+    return lab
+
+
+def test_seed_state_burn_activate_then_idempotent(lab):
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    lab.write_inventory([nic(image, digest)])
+
+    first = lab.play(FIRMWARE_ONLY)
+    assert first.rc == 0, first.output
+    card = lab.card()
+    assert card["firmware"]["flash"] == TARGET and card["firmware"]["running"] == TARGET
+    assert card["psid"] == OEM_PSID
+    assert first.changed >= 2  # copy + burn (+ queued activation)
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+    assert (lab.remote / "fw-12.28.1002.bin").exists()
+    assert f"burn {OEM_PSID} {TARGET} over {OEM_PSID} 12.23.1020" in first.output
+
+    second = lab.play(FIRMWARE_ONLY)
+    assert second.rc == 0, second.output
+    assert second.changed == 0, second.output
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+
+
+def test_wrong_psid_image_refused_nothing_burned(lab):
+    # The vendor (MT_) image for the same card: a real download mistake for OEM cards.
+    image, digest = lab.image("fw-mt.bin", "MT_2190110032", TARGET)
+    lab.write_inventory([nic(image, digest, psid=None)])
+    run = lab.play(FIRMWARE_ONLY)
+    assert run.rc != 0 and run.failed == 1
+    assert "PSID mismatch" in run.output
+    assert OEM_PSID in run.output and "MT_2190110032" in run.output
+    card = lab.card()
+    assert card["firmware"]["flash"] == "12.23.1020" and card["psid"] == OEM_PSID
+    assert lab.resets() == []
+
+
+def test_sha256_mismatch_refused_nothing_copied(lab):
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    wrong = digest[:-4] + ("0000" if not digest.endswith("0000") else "1111")
+    lab.write_inventory([nic(image, wrong)])
+    run = lab.play(FIRMWARE_ONLY)
+    assert run.rc != 0 and run.failed == 1
+    assert "cxfab_host.nics[0].firmware: sha256 mismatch" in run.output
+    assert digest in run.output and wrong in run.output
+    assert not lab.remote.exists()
+    assert lab.card()["firmware"]["flash"] == "12.23.1020"
+
+
+def test_sha256_checked_again_on_the_host(lab):
+    # The copy on the host was altered after the controller check: the module refuses it.
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    lab.write_inventory([nic(image, digest)])
+    lab.remote.mkdir()
+    remote = lab.remote / "fw-12.28.1002.bin"
+    remote.write_text("tampered")
+    # The role's copy step would restore the file: call the module on the tampered copy.
+    direct = (
+        "- name: Burn from a tampered host copy\n"
+        "  hosts: hosts\n"
+        "  gather_facts: false\n"
+        "  tasks:\n"
+        "    - name: Burn\n"
+        "      cxfab_nic_firmware:\n"
+        f"        device: '{BDF}'\n"
+        f"        version: '{TARGET}'\n"
+        f"        image: {remote}\n"
+        f"        sha256: {digest}\n"
+        f"        psid: {OEM_PSID}\n"
+    )
+    run = lab.play(direct)
+    assert run.rc != 0 and "sha256 mismatch" in run.output
+    assert lab.card()["firmware"]["flash"] == "12.23.1020"
+
+
+def test_check_mode_reports_and_changes_nothing(lab):
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    lab.write_inventory([nic(image, digest, ports=PORTS_ETH)])
+    before = lab.card()
+    run = lab.play(BOTH_ROLES, "--check")
+    assert run.rc == 0, run.output
+    assert f"would burn {TARGET} over 12.23.1020" in run.output
+    assert "would set LINK_TYPE_P2=2" in run.output
+    assert lab.card() == before
+    assert not lab.remote.exists()
+    assert lab.resets() == []
+
+
+def test_link_type_and_firmware_share_one_activation(lab):
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    lab.write_inventory([nic(image, digest, ports=PORTS_ETH)])
+    assert lab.card()["config"]["LINK_TYPE_P2"]["current"] == 1  # IB, as in seed 000
+
+    first = lab.play(BOTH_ROLES)
+    assert first.rc == 0, first.output
+    card = lab.card()
+    assert card["config"]["LINK_TYPE_P2"] == {"current": 2, "default": 1, "next": 2}
+    assert card["config"]["LINK_TYPE_P1"]["current"] == 2
+    assert card["firmware"]["running"] == TARGET
+    assert lab.resets() == [f"-d {BDF} -y reset"]  # one reset for both roles
+
+    second = lab.play(BOTH_ROLES)
+    assert second.rc == 0 and second.changed == 0, second.output
+    assert len(lab.resets()) == 1
+
+
+def test_next_boot_already_set_only_activates(lab):
+    lab.admin("set", "-d", BDF, "config.LINK_TYPE_P2.next=2")
+    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": PORTS_ETH}])
+    run = lab.play(BOTH_ROLES)
+    assert run.rc == 0, run.output
+    assert "Next Boot already as desired, activation pending" in run.output
+    assert lab.card()["config"]["LINK_TYPE_P2"]["current"] == 2
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+
+
+def test_unsupported_port_fails_clearly(lab):
+    ports = [{"port": 3, "link_type": "eth"}]
+    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": ports}])
+    run = lab.play(BOTH_ROLES)
+    assert run.rc != 0
+    assert "does not report LINK_TYPE_P3" in run.output
+    assert lab.resets() == []
+
+
+def test_no_reboot_allowed_reports_pending_activation(tmp_path):
+    # ConnectX-3: mstfwreset refuses the card, so only a reboot could activate.
+    lab = Lab(tmp_path)
+    lab.admin("seed", "--profile", "cx3", "--bdf", "0000:03:00.0")
+    image, digest = lab.image("fw-cx3.bin", "MT_1090120019", "2.42.5100", device_type="ConnectX3")
+    cx3 = nic(image, digest, version="2.42.5100", psid="MT_1090120019", pci="0000:03:00.0")
+    lab.write_inventory([cx3], nic_firmware_allow_reboot=False)
+
+    first = lab.play(FIRMWARE_ONLY)
+    assert first.rc == 0, first.output
+    assert "PENDING ACTIVATION" in first.output and "cannot be reset live" in first.output
+    firmware = lab.card("0000:03:00.0")["firmware"]
+    assert (firmware["flash"], firmware["running"]) == ("2.42.5100", "2.42.5000")
+    # The handler was never notified: no reset attempted, no reboot task run.
+    assert "RUNNING HANDLER" not in first.output
+    assert [line for line in lab.resets() if "-y reset" in line] == []
+
+    second = lab.play(FIRMWARE_ONLY)
+    assert second.rc == 0 and second.changed == 0, second.output
+    assert "PENDING ACTIVATION" in second.output
+    assert "in flash, activation pending" in second.output
+    assert lab.card("0000:03:00.0")["firmware"]["flash"] == "2.42.5100"
+
+
+def test_mft_manager_only_host(lab, tmp_path):
+    # A host with NVIDIA's mlxfwmanager and mlxconfig but no mstflint/mstconfig.
+    mft = tmp_path / "mft-bin"
+    mft.mkdir()
+    for tool in ("mlxfwmanager", "mlxconfig", "mstfwreset"):
+        (mft / tool).symlink_to(EMU_BIN / tool)
+    lab.env["PATH"] = f"{mft}:{Path(sys.executable).parent}:/usr/bin:/bin"
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    lab.write_inventory([nic(image, digest, ports=PORTS_ETH)])
+
+    run = lab.play(BOTH_ROLES)
+    assert run.rc == 0, run.output
+    card = lab.card()
+    assert card["firmware"]["running"] == TARGET
+    assert card["config"]["LINK_TYPE_P2"]["current"] == 2
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+    again = lab.play(BOTH_ROLES)
+    assert again.rc == 0 and again.changed == 0, again.output

@@ -1,0 +1,247 @@
+"""Firmware rollout decisions, driven by a recorded-format flint replay."""
+
+import hashlib
+
+import pytest
+from cxfab.mlnx.firmware import FirmwareError, FirmwareRequest, Toolset, roll_out
+from cxfab.mlnx.tools import flint_burn
+
+DEVICE = "0000:65:00.0"
+CARD_PSID = "LNV2190110032"
+
+
+def flint_text(flash, psid, running=None):
+    lines = ["Image type:            FS3", f"FW Version:            {flash}"]
+    if running:
+        lines.append(f"FW Version(Running):   {running}")
+    lines += ["Product Version:       " + flash, f"PSID:                  {psid}"]
+    return "\n".join(lines) + "\n"
+
+
+class FakeFlint:
+    """mstflint: `-d q`, `-i q`, `-d -i [-allow_psid_change] -y burn` with a PSID check."""
+
+    def __init__(self, images):
+        self.flash, self.running, self.psid = "12.23.1020", "12.23.1020", CARD_PSID
+        self.images = images  # path -> (psid, version)
+        self.calls = []
+
+    @property
+    def burns(self):
+        return [c for c in self.calls if c[-1] == "burn"]
+
+    def __call__(self, argv):
+        self.calls.append(argv)
+        if argv[0] == "mstfwreset":
+            return 0, "Reset-levels: ...\n", ""
+        if argv[1:2] == ["-i"] and argv[-1] == "q":
+            psid, version = self.images[argv[2]]
+            return 0, flint_text(version, psid), ""
+        if argv[-1] == "q":
+            running = self.running if self.running != self.flash else None
+            return 0, flint_text(self.flash, self.psid, running), ""
+        if argv[-1] == "burn":
+            psid, version = self.images[argv[4]]
+            if psid != self.psid and "-allow_psid_change" not in argv:
+                return 1, "", "-E- PSID mismatch. The PSID on flash differs from the image.\n"
+            self.flash, self.psid = version, psid
+            return 0, "Burning FS3 FW image without signatures - OK\n", ""
+        raise AssertionError(argv)
+
+
+@pytest.fixture
+def images(tmp_path):
+    good = tmp_path / "fw-12.28.1002.bin"
+    good.write_bytes(b"good image")
+    oem = tmp_path / "fw-mt.bin"
+    oem.write_bytes(b"vendor image")
+    return {
+        "good": (str(good), hashlib.sha256(b"good image").hexdigest()),
+        "vendor": (str(oem), hashlib.sha256(b"vendor image").hexdigest()),
+        "table": {
+            str(good): (CARD_PSID, "12.28.1002"),
+            str(oem): ("MT_2190110032", "12.28.1002"),
+        },
+    }
+
+
+def sha256_of(path):
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+TOOLS = Toolset(flint="mstflint", fwmanager=None, query_with="flint", fwreset="mstfwreset")
+
+
+def request(image, digest, **extra):
+    return FirmwareRequest(
+        device=DEVICE, version="12.28.1002", image=image, sha256=digest, psid=CARD_PSID, **extra
+    )
+
+
+def test_burn_then_pending_then_idempotent(images):
+    fake = FakeFlint(images["table"])
+    path, digest = images["good"]
+    result = roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=False)
+    assert result["changed"] and result["burned"]
+    assert fake.burns == [flint_burn("mstflint", DEVICE, path, allow_psid_change=False)]
+    assert result["flash_version"] == "12.28.1002"
+    assert result["running_version"] == "12.23.1020"
+    assert result["pending_activation"]
+    assert result["activation"]["fwreset_supported"]
+    assert "flash_version: 12.23.1020" in result["diff"]["before"]
+    assert "flash_version: 12.28.1002" in result["diff"]["after"]
+    # Re-run before activation: detected as pending, never burned twice.
+    again = roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=False)
+    assert not again["changed"] and again["pending_activation"] and len(fake.burns) == 1
+    # After activation: nothing at all.
+    fake.running = fake.flash
+    done = roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=False)
+    assert not done["changed"] and not done["pending_activation"]
+    assert done["activation"] is None and len(fake.burns) == 1
+
+
+def test_check_mode_reports_and_burns_nothing(images):
+    fake = FakeFlint(images["table"])
+    path, digest = images["good"]
+    result = roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=True)
+    assert result["changed"] and result["would_burn"] and not result["burned"]
+    assert "would burn LNV2190110032 12.28.1002 over LNV2190110032 12.23.1020" in result["msg"]
+    assert fake.burns == [] and fake.flash == "12.23.1020"
+
+
+def test_check_mode_image_not_on_host_yet(images, tmp_path):
+    fake = FakeFlint(images["table"])
+    result = roll_out(
+        request(str(tmp_path / "absent.bin"), "a" * 64), fake, TOOLS, sha256_of, check_mode=True
+    )
+    assert result["would_burn"] and "not on the host yet" in result["msg"]
+
+
+def test_wrong_psid_image_refused(images):
+    fake = FakeFlint(images["table"])
+    path, digest = images["vendor"]
+    req = FirmwareRequest(device=DEVICE, version="12.28.1002", image=path, sha256=digest)
+    with pytest.raises(FirmwareError, match=r"card is LNV2190110032, the image .* MT_2190110032"):
+        roll_out(req, fake, TOOLS, sha256_of, check_mode=False)
+    assert fake.burns == []
+
+
+def test_inventory_psid_differs_from_image(images):
+    fake = FakeFlint(images["table"])
+    path, digest = images["vendor"]
+    with pytest.raises(FirmwareError, match="built for MT_2190110032, the inventory expects"):
+        roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=False)
+    assert fake.burns == []
+
+
+def test_crossflash_only_with_opt_in(images):
+    fake = FakeFlint(images["table"])
+    path, digest = images["vendor"]
+    req = FirmwareRequest(
+        device=DEVICE,
+        version="12.28.1002",
+        image=path,
+        sha256=digest,
+        psid="MT_2190110032",
+        allow_psid_change=True,
+    )
+    result = roll_out(req, fake, TOOLS, sha256_of, check_mode=False)
+    assert "-allow_psid_change" in fake.burns[0]
+    assert result["psid"] == "MT_2190110032" and "crossflash" in result["msg"]
+
+
+def test_card_psid_differs_from_inventory(images):
+    fake = FakeFlint(images["table"])
+    fake.psid = "HP_2420110034"
+    path, digest = images["good"]
+    with pytest.raises(FirmwareError, match="card reports HP_2420110034"):
+        roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=False)
+    assert fake.burns == []
+
+
+def test_sha256_mismatch_refused(images):
+    fake = FakeFlint(images["table"])
+    path, _digest = images["good"]
+    with pytest.raises(FirmwareError, match="sha256 mismatch"):
+        roll_out(request(path, "0" * 64), fake, TOOLS, sha256_of, check_mode=False)
+    assert fake.burns == [] and not any(c[1] == "-i" for c in fake.calls)
+
+
+def test_image_version_differs(images):
+    fake = FakeFlint(images["table"])
+    path, digest = images["good"]
+    req = FirmwareRequest(
+        device=DEVICE, version="12.27.1016", image=path, sha256=digest, psid=CARD_PSID
+    )
+    with pytest.raises(FirmwareError, match=r"contains 12\.28\.1002, the inventory expects 12\.27"):
+        roll_out(req, fake, TOOLS, sha256_of, check_mode=False)
+    assert fake.burns == []
+
+
+def test_numeric_compare_no_burn_for_zero_padded(images):
+    fake = FakeFlint(images["table"])
+    fake.flash = fake.running = "12.28.1002"
+    path, digest = images["good"]
+    req = FirmwareRequest(device=DEVICE, version="12.028.1002", image=path, sha256=digest)
+    assert not roll_out(req, fake, TOOLS, sha256_of, check_mode=False)["changed"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [("version", "latest", "version: not a firmware"), ("sha256", "abc", "not a sha256")],
+)
+def test_bad_request(images, field, value, match):
+    path, digest = images["good"]
+    values = {"version": "12.28.1002", "sha256": digest} | {field: value}
+    req = FirmwareRequest(device=DEVICE, image=path, **values)
+    with pytest.raises(FirmwareError, match=match):
+        roll_out(req, FakeFlint(images["table"]), TOOLS, sha256_of, check_mode=False)
+
+
+def test_query_through_mlxfwmanager(images):
+    xml = (
+        '<Devices><Device pciName="0000:65:00.0" type="ConnectX4" psid="LNV2190110032">'
+        '<Versions><FW current="12.23.1020" available="N/A"/></Versions>'
+        "<Status>No matching image found</Status></Device></Devices>"
+    )
+
+    def runner(argv):
+        assert argv[:4] == ["mlxfwmanager", "-d", DEVICE, "--query"]
+        return 0, xml, ""
+
+    tools = Toolset(flint=None, fwmanager="mlxfwmanager", query_with="fwmanager")
+    req = FirmwareRequest(device=DEVICE, query_only=True)
+    result = roll_out(req, runner, tools, sha256_of, check_mode=False)
+    assert result["flash_version"] == "12.23.1020" and result["psid"] == CARD_PSID
+
+
+def test_burn_through_mlxfwmanager_keeps_pending(images):
+    # A manager that shows only the flash version after the burn: still pending.
+    path, digest = images["good"]
+    state = {"flash": "12.23.1020"}
+    calls = []
+
+    def runner(argv):
+        calls.append(argv)
+        if argv[0] == "mstfwreset":
+            return 0, "", ""
+        if "-u" in argv:
+            state["flash"] = "12.28.1002"
+            return 0, "Restart needed for updates to take effect.\n", ""
+        available = "12.28.1002" if "-i" in argv else "N/A"
+        return (
+            0,
+            f"Device #1:\n  PSID:             {CARD_PSID}\n  PCI Device Name:  {DEVICE}\n"
+            f"  Versions:         Current        Available\n"
+            f"     FW             {state['flash']}     {available}\n",
+            "",
+        )
+
+    tools = Toolset(
+        flint=None, fwmanager="mlxfwmanager", query_with="fwmanager", fwreset="mstfwreset"
+    )
+    result = roll_out(request(path, digest), runner, tools, sha256_of, check_mode=False)
+    assert result["burned"] and result["pending_activation"]
+    assert result["running_version"] == "12.23.1020"
+    assert ["mlxfwmanager", "-d", DEVICE, "-i", path, "-u", "-y"] in calls
