@@ -82,39 +82,60 @@ static void row_scalar(const double *a, const double *up, const double *down, do
     row_edges(a, up, down, out, n);
 }
 
+/* As row_avx512 below: neighbours come from the blocks in registers (a lane
+ * swap across the two 128-bit halves, then an in-lane shuffle), not from
+ * loads that straddle cache lines. */
 __attribute__((target("avx2"))) static void row_avx2(const double *a, const double *up,
                                                      const double *down, double *out, int n)
 {
     const __m256d four = _mm256_set1_pd(4.0), k = _mm256_set1_pd(STENCIL_FACTOR);
-    int j = 1;
-    for (; j + 4 <= n - 1; j += 4) {
-        __m256d c = _mm256_loadu_pd(a + j);
-        __m256d s = _mm256_add_pd(_mm256_loadu_pd(a + j - 1), _mm256_loadu_pd(a + j + 1));
+    __m256d prev = _mm256_setzero_pd(), c = _mm256_loadu_pd(a);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d next = j + 8 <= n ? _mm256_loadu_pd(a + j + 4) : _mm256_setzero_pd();
+        /* {p2,p3,c0,c1} -> left {p3,c0,c1,c2}; {c2,c3,n0,n1} -> right {c1,c2,c3,n0} */
+        __m256d left = _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, c, 0x21), c, 0x5);
+        __m256d right = _mm256_shuffle_pd(c, _mm256_permute2f128_pd(c, next, 0x21), 0x5);
+        __m256d s = _mm256_add_pd(left, right);
         s = _mm256_add_pd(s, _mm256_loadu_pd(up + j));
         s = _mm256_add_pd(s, _mm256_loadu_pd(down + j));
         s = _mm256_sub_pd(s, _mm256_mul_pd(four, c));
         _mm256_storeu_pd(out + j, _mm256_add_pd(c, _mm256_mul_pd(k, s)));
+        prev = c;
+        c = next;
     }
-    for (; j < n - 1; j++)
-        out[j] = cell(a[j], a[j - 1], a[j + 1], up[j], down[j]);
+    for (; j < n; j++) /* n is a multiple of 8 in pingpong; kept for any other caller */
+        out[j] = cell(a[j], j > 0 ? a[j - 1] : 0.0, j + 1 < n ? a[j + 1] : 0.0, up[j], down[j]);
     row_edges(a, up, down, out, n);
 }
 
+/* Whole aligned blocks of 8: a[j-1..j+6] and a[j+1..j+8] are built from the
+ * blocks already in registers (valignq) instead of two more loads that would
+ * each straddle a cache line. Lanes 0 and n-1 see a zero neighbour, exactly
+ * what row_edges() gives them; it rewrites them anyway, so every ISA shares
+ * one edge routine. The arithmetic per cell is the scalar order. */
 __attribute__((target("avx512f"))) static void row_avx512(const double *a, const double *up,
                                                           const double *down, double *out, int n)
 {
     const __m512d four = _mm512_set1_pd(4.0), k = _mm512_set1_pd(STENCIL_FACTOR);
-    int j = 1;
-    for (; j + 8 <= n - 1; j += 8) {
-        __m512d c = _mm512_loadu_pd(a + j);
-        __m512d s = _mm512_add_pd(_mm512_loadu_pd(a + j - 1), _mm512_loadu_pd(a + j + 1));
+    __m512i prev = _mm512_setzero_si512(), cur = _mm512_castpd_si512(_mm512_loadu_pd(a));
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512i next = j + 16 <= n ? _mm512_castpd_si512(_mm512_loadu_pd(a + j + 8))
+                                   : _mm512_setzero_si512();
+        __m512d c = _mm512_castsi512_pd(cur);
+        __m512d left = _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 7));
+        __m512d right = _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, 1));
+        __m512d s = _mm512_add_pd(left, right);
         s = _mm512_add_pd(s, _mm512_loadu_pd(up + j));
         s = _mm512_add_pd(s, _mm512_loadu_pd(down + j));
         s = _mm512_sub_pd(s, _mm512_mul_pd(four, c));
         _mm512_storeu_pd(out + j, _mm512_add_pd(c, _mm512_mul_pd(k, s)));
+        prev = cur;
+        cur = next;
     }
-    for (; j < n - 1; j++)
-        out[j] = cell(a[j], a[j - 1], a[j + 1], up[j], down[j]);
+    for (; j < n; j++) /* n is a multiple of 8 in pingpong; kept for any other caller */
+        out[j] = cell(a[j], j > 0 ? a[j - 1] : 0.0, j + 1 < n ? a[j + 1] : 0.0, up[j], down[j]);
     row_edges(a, up, down, out, n);
 }
 

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPIN_SECONDS 50e-6 /* busy-wait this long before sleeping on the futex */
+#define SPIN_SECONDS 1e-3 /* busy-wait this long before sleeping on the futex */
 #define SLEEP_NS (20 * 1000 * 1000)
 
 struct ring {

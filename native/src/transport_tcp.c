@@ -20,6 +20,7 @@
 
 #define TCP_TAG 0x54435042u /* marks every message header */
 #define HDR_BYTES 8u
+#define SPIN_SECONDS 1e-3 /* busy-poll this long before sleeping in poll() */
 
 struct tcp_transport {
     struct transport base;
@@ -292,14 +293,28 @@ static int pump(struct tcp_transport *tt, int *progressed)
     return 0;
 }
 
-/* One step of progress; blocks in poll() when nothing could move. */
+/* One step of progress. Polls the socket without sleeping for up to
+ * SPIN_SECONDS (a peer on another CPU usually answers within that), then
+ * blocks in poll(): on a busy machine a sleeping side can wait a whole
+ * scheduler slice of someone else's task before it runs again. */
 static int progress(struct tcp_transport *tt, const char *waiting_for)
 {
     int progressed = 0;
-    if (pump(tt, &progressed) != 0)
-        return -1;
-    if (progressed)
-        return 0;
+    double spin_until = 0;
+    for (;;) {
+        if (pump(tt, &progressed) != 0)
+            return -1;
+        if (progressed)
+            return 0;
+        if (tt->peer_closed)
+            break;
+        double now = now_seconds();
+        if (spin_until == 0)
+            spin_until = now + SPIN_SECONDS;
+        else if (now > spin_until)
+            break;
+        __builtin_ia32_pause();
+    }
     if (tt->peer_closed)
         return err_msg("%s: peer closed the connection", waiting_for);
     short events = 0;
