@@ -163,8 +163,14 @@ def test_reference_build_brings_mlag_up_on_both_peers(conns):
 
 
 def test_running_config_is_flat_with_ranges_and_sections(conns):
-    conns[A].send_config_set(["interface ethernet 1/1-1/2 mtu 9216 force"])
+    conns[A].send_config_set(
+        [
+            "interface ethernet 1/1-1/2 mtu 9216 force",
+            'interface mlag-port-channel 1 description "cardamine bond0"',
+        ]
+    )
     running = show(conns[A], "show running-config")
+    assert '   interface mlag-port-channel 1 description "cardamine bond0"' in running
     assert "   interface ethernet 1/1-1/2 mtu 9216 force" in running
     assert "   interface vlan 10 ip address 10.0.10.2/24 primary" in running
     assert '   vlan 10 name "servers"' in running

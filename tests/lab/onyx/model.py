@@ -62,12 +62,14 @@ class PortChannel:
     mtu: int = 1500
     shutdown: bool = False
     pfc: bool = False
+    description: str | None = None
     switchport: Switchport = field(default_factory=Switchport)
 
 
 @dataclass
 class MlagPortChannel:
     id: int
+    description: str | None = None
     mtu: int = 1500
     shutdown: bool = True  # an MPO is created administratively down
     lacp_individual: bool = False
@@ -439,7 +441,7 @@ class SwitchConfig:
         elif word == "lacp-individual" and mpo:
             lag.lacp_individual = not negate
         elif word == "description":
-            pass
+            lag.description = None if negate else " ".join(rest[1:])
         elif word == "switchport":
             self._switchport_cmd(lag.switchport, rest[1:], negate)
         else:

@@ -156,6 +156,12 @@ def _interfaces(cfg: SwitchConfig, compress: bool) -> list[str]:
         [(e.name, f'description "{e.description}"') for e in eths if e.description],
         fold=False,
     )
+    for kind, lags in (("port-channel", pos), ("mlag-port-channel", mpos)):
+        lines.add(
+            kind,
+            [(x.id, f'description "{x.description}"') for x in lags if x.description],
+            fold=False,
+        )
     lines.add("ethernet", [(e.name, "shutdown") for e in eths if e.shutdown])
     lines.add("port-channel", [(p.id, "shutdown") for p in pos if p.shutdown])
     lines.add("mlag-port-channel", [(m.id, "no shutdown") for m in mpos if not m.shutdown])
