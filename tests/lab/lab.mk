@@ -1,0 +1,48 @@
+# The lab: two host guests under QEMU/TCG (virtme-ng), their wiring and the emulated
+# switch pair. Included by the top-level Makefile; see docs/lab.md.
+#
+#   make lab-up / lab-status / lab-down     the lab's life cycle
+#   make lab-fail SIDE=a|b, make lab-heal [SIDE=a|b]   cut or restore one switch side
+#   make test-system                        lab up, pytest tests/system, lab down (always)
+
+LAB := cd $(TOP) && python -m tests.lab.vm.lab
+
+SETUP_EXTRA += lab-kernel
+TEST_EXTRA  += test-system
+
+.PHONY: lab-kernel lab-up lab-down lab-status lab-fail lab-heal
+
+# Fetches the guest kernel from Debian's packages into .cache/lab/ (idempotent).
+lab-kernel: setup-apt
+	@cd $(TOP) && $(PYTHON) -m tests.lab.vm.kernel
+
+lab-up: setup  ## Boot the lab (2 host guests, wiring, switches); write inventories/lab/hosts.yml
+	$(LAB) up
+
+lab-down:  ## Stop the lab: no guest, tap, socket or switch left behind
+	$(LAB) down
+
+lab-status:  ## Show the lab's guests, SSH reachability, switch sides
+	$(LAB) status
+
+lab-fail:  ## Cut one switch side for both hosts: make lab-fail SIDE=a|b
+	@[ -n "$(SIDE)" ] || { echo "usage: make lab-fail SIDE=a|b" >&2; exit 2; }
+	$(LAB) fail $(SIDE)
+
+lab-heal:  ## Restore a cut switch side (both sides without SIDE)
+	$(LAB) heal $(SIDE)
+
+# The lab tier. The lab always goes down again, whatever the tests did; exit status 77
+# from `lab up` means QEMU cannot run here and the tests then skip with the reason.
+# The lab's own tests (test_lab_*.py) need bare data ports, so they run before the
+# tests that configure the guests through the roles. pytest's 5 = nothing collected.
+LAB_TESTS := $(wildcard $(TOP)/tests/system/test_lab_*.py)
+
+test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it down
+	@rc=0; $(LAB) up || rc=$$?; \
+	if [ $$rc = 0 ] || [ $$rc = 77 ]; then \
+	  rc=0; pytest -q $(LAB_TESTS) $(PYTEST_ARGS) || rc=$$?; \
+	  pytest -q $(TOP)/tests/system $(addprefix --ignore=,$(LAB_TESTS)) $(PYTEST_ARGS) || \
+	    { r=$$?; [ $$r = 5 ] || rc=$$r; }; \
+	fi; \
+	$(LAB) down; exit $$rc

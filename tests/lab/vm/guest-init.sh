@@ -1,0 +1,101 @@
+#!/bin/bash
+# Main program of a lab guest (started by virtme-ng --exec): give the management NIC
+# its address, prepare root's environment, seed the emulated ConnectX device, start
+# sshd and stay up until the controller stops the guest.
+#
+# Everything written here lands in the guest's tmpfs overlays (/etc, /var, /root):
+# the controller's own files are shared read-only and never change.
+#
+# usage: guest-init.sh <ssh-dir> <cxemu-bin-dir> <mgmt-mac> <data-mac-a> <data-mac-b>
+set -u
+
+ssh_dir=$1
+cxemu_bin=$2
+mgmt_mac=$3
+data_macs=("$4" "$5")
+state_dir=/var/lib/cxemu
+mgmt_address=10.0.2.15/24
+mgmt_gateway=10.0.2.2
+
+log() { echo "lab-guest $(hostname): $*"; }
+
+netdev_by_mac() {
+    local want=$1 dev
+    for dev in /sys/class/net/*; do
+        if [ "$(cat "$dev/address")" = "$want" ]; then
+            basename "$dev"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# udev names the NICs asynchronously: wait until every expected MAC has its final name.
+for _ in $(seq 1 100); do
+    udevadm settle -t 5 2>/dev/null
+    mgmt=$(netdev_by_mac "$mgmt_mac") && data_a=$(netdev_by_mac "${data_macs[0]}") &&
+        data_b=$(netdev_by_mac "${data_macs[1]}") && [[ $mgmt != eth* ]] && break
+    sleep 0.2
+done
+log "netdevs mgmt=$mgmt data=$data_a,$data_b"
+
+# Both guests share the controller's /etc/machine-id, so udev would give a new bond or
+# VLAN the same "persistent" MAC on both hosts (LACP then sees an illegal loopback).
+# Each guest gets its own id (in its /etc overlay), and udevd restarts to read it.
+printf 'cxfab-lab %s' "$(hostname)" | md5sum | cut -c1-32 >/etc/machine-id
+udevadm control --exit
+/usr/lib/systemd/systemd-udevd --daemon
+
+ip address add "$mgmt_address" dev "$mgmt"
+ip link set "$mgmt" up
+ip route add default via "$mgmt_gateway" dev "$mgmt"
+
+# root's home must be writable (Ansible's remote tmp) and must not show the controller's.
+mount -t tmpfs -o mode=0700 roothome /root
+mkdir -p "$state_dir" /run/sshd
+
+# The ConnectX tools exist only inside the guest: first in root's PATH for every shell.
+guest_path="$cxemu_bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+cat >/etc/environment <<EOF
+PATH=$guest_path
+CXEMU_STATE_DIR=$state_dir
+EOF
+cat >/etc/profile.d/zz-lab-tools.sh <<EOF
+export PATH=$guest_path
+export CXEMU_STATE_DIR=$state_dir
+EOF
+export PATH=$guest_path CXEMU_STATE_DIR=$state_dir
+
+if [ -x "$cxemu_bin/cxemu-admin" ]; then
+    if "$cxemu_bin/cxemu-admin" seed --profile seed000 --netdevs "$data_a,$data_b"; then
+        log "cxemu seeded (seed000 on $data_a,$data_b)"
+    else
+        log "cxemu seed FAILED"
+    fi
+fi
+
+# virtme-ng hides /etc/shadow behind a guest-only file where root is locked ("!"), and
+# sshd refuses even key logins to a locked account: "*" = no password, not locked.
+shadow=$(grep -v '^root:' /etc/shadow 2>/dev/null)
+printf 'root:*:19000:0:99999:7:::\n%s\n' "$shadow" >/etc/shadow
+
+cat >/etc/ssh/sshd_config.lab <<EOF
+Port 22
+ListenAddress ${mgmt_address%/*}
+HostKey $ssh_dir/host_ed25519
+AuthorizedKeysFile $ssh_dir/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+PidFile /run/sshd.pid
+Subsystem sftp internal-sftp
+SetEnv PATH=$guest_path CXEMU_STATE_DIR=$state_dir
+EOF
+/usr/sbin/sshd -f /etc/ssh/sshd_config.lab || log "sshd FAILED to start"
+log "ready (uptime $(cut -d' ' -f1 /proc/uptime)s)"
+
+# Stay up: the controller ends the guest through QMP.
+while :; do sleep 3600; done

@@ -1,0 +1,101 @@
+"""The lab's fixed topology: guests, ports, wires and paths (one place to read it all).
+
+Two host guests, each wired like a rack server: a management NIC (user-mode network,
+SSH forwarded from 127.0.0.1) and a dual-port data NIC whose two PCI functions sit
+behind a PCIe expander bound to NUMA node 1. Port A of every host meets port A of
+the other host on the "switch A" wire, port B likewise on "switch B".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+RUN_DIR = REPO_ROOT / "tests" / "lab" / "run"
+CACHE_DIR = REPO_ROOT / ".cache" / "lab"
+KERNEL_INFO = CACHE_DIR / "kernel.json"
+INVENTORY_DIR = REPO_ROOT / "inventories" / "lab"
+HOSTS_FILE = INVENTORY_DIR / "hosts.yml"
+CXEMU_BIN = REPO_ROOT / "tests" / "lab" / "cxemu" / "bin"
+ONYX_PAIR = REPO_ROOT / "tests" / "lab" / "onyx" / "pair.py"
+ONYX_RUN_DIR = RUN_DIR / "onyx"
+GUEST_INIT = Path(__file__).resolve().parent / "guest-init.sh"
+
+SSH_DIR = RUN_DIR / "ssh"
+SSH_KEY = SSH_DIR / "id_ed25519"
+
+# Inside the guest: where the ConnectX tool state lives (a tmpfs overlay of /var).
+GUEST_CXEMU_STATE_DIR = "/var/lib/cxemu"
+GUEST_MGMT_ADDRESS = "10.0.2.15/24"
+GUEST_MGMT_GATEWAY = "10.0.2.2"
+
+# Resources of one guest. 4 vCPUs = 2 NUMA nodes x 2 CPUs; memory split evenly.
+GUEST_CPUS = 4
+GUEST_MEMORY_MB = 1024
+DATA_QUEUES = 4
+# Reported link speed (a 100G ConnectX-4 port); 802.3ad needs a known speed and full duplex.
+DATA_SPEED_MBPS = 100000
+# MSI-X vectors: one per queue (rx+tx per pair) plus config and control.
+DATA_VECTORS = 2 * DATA_QUEUES + 2
+
+# Names the guest's udev gives the NICs (stable: they follow the PCI slots set below).
+MGMT_NETDEV = "enp0s16"
+DATA_NETDEVS = ("ens1f0", "ens1f1")
+DATA_PCI = ("0000:65:00.0", "0000:65:00.1")
+SIDES = ("a", "b")
+DATA_DEVICE_IDS = {"a": "data_a", "b": "data_b"}
+
+SWITCHES = {
+    "lab-sw-a": {"port": 2201, "side": "a"},
+    "lab-sw-b": {"port": 2202, "side": "b"},
+}
+
+
+@dataclass(frozen=True)
+class Guest:
+    """One host guest: its name, forwarded SSH port and the MACs of its NICs."""
+
+    name: str
+    index: int
+
+    @property
+    def ssh_port(self) -> int:
+        return 2220 + self.index
+
+    @property
+    def run_dir(self) -> Path:
+        return RUN_DIR / self.name
+
+    @property
+    def qmp_socket(self) -> Path:
+        return self.run_dir / "qmp.sock"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.run_dir / "qemu.pid"
+
+    @property
+    def console_log(self) -> Path:
+        return self.run_dir / "console.log"
+
+    @property
+    def mgmt_mac(self) -> str:
+        return f"52:54:00:a0:00:{self.index:02x}"
+
+    def data_mac(self, side: str) -> str:
+        return f"52:54:00:d{side}:00:{self.index:02x}"
+
+    def tap(self, side: str) -> str:
+        """Controller-side tap of this guest's data port on `side`."""
+        return f"lab-h{self.index}{side}"
+
+
+GUESTS = (Guest("lab-host1", 1), Guest("lab-host2", 2))
+
+
+def guest_by_name(name: str) -> Guest:
+    for guest in GUESTS:
+        if guest.name == name:
+            return guest
+    raise KeyError(f"unknown lab guest {name!r} (known: {', '.join(g.name for g in GUESTS)})")

@@ -1,0 +1,168 @@
+"""Lab tier: tests that run on the two host guests of the lab (make lab-up).
+
+Every test builds the interfaces it needs on the guests' data ports and removes them
+afterwards (names start with `lt`, addresses in 10.250.0.0/16), so the guests are
+left as `make lab-up` made them for the host roles.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.lab.vm import lab as labctl
+from tests.lab.vm.topology import (
+    DATA_NETDEVS,
+    GUESTS,
+    HOSTS_FILE,
+    SSH_DIR,
+    SSH_KEY,
+    Guest,
+)
+
+pytestmark = pytest.mark.lab
+
+# Removes what any lab test may have added (interfaces and rxe devices named lt*,
+# addresses in 10.250.0.0/16, test processes) and puts each data port back in the
+# admin state it had when the session started: configuration made by others stays.
+RESET_SCRIPT = """
+for dev in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^lt'); do
+    ip link del "$dev" 2>/dev/null
+done
+for rxe in $(rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1 | grep '^lt'); do
+    rdma link del "$rxe"
+done
+pkill -x rping; pkill -x ib_write_bw; pkill -x iperf3; pkill -x busybox
+for port_state in {ports}; do
+    port=${port_state%=*}
+    for address in $(ip -4 -o address show dev "$port" | awk '{print $4}' | grep '^10\\.250\\.'); do
+        ip address del "$address" dev "$port"
+    done
+    ip link set "$port" "${port_state#*=}"
+done
+true
+"""
+
+
+@dataclass
+class LabHost:
+    """One lab guest reached over SSH (a shared connection per host)."""
+
+    guest: Guest
+    # Admin state (up/down) of each data port when the session began.
+    port_states: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.guest.name
+
+    def _argv(self, command: str) -> list[str]:
+        control = ["-o", "ControlMaster=auto", "-o", f"ControlPath={self.control_path}"]
+        argv = labctl.ssh_argv(self.guest, command)
+        return [argv[0], *control, "-o", "ControlPersist=600", *argv[1:]]
+
+    @property
+    def control_path(self) -> str:
+        return str(SSH_DIR / f"cm-{self.guest.ssh_port}")
+
+    def run(self, command: str, check: bool = True, timeout: float = 120) -> str:
+        result = subprocess.run(
+            self._argv(command), capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(
+                f"{self.name}: `{command}` exited {result.returncode}\n"
+                f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+            )
+        return result.stdout
+
+    def start(self, command: str, log: str) -> None:
+        """Run `command` in the background on the guest, output into `log` (guest path)."""
+        self.run(f"nohup sh -c {shlex.quote(command)} >{log} 2>&1 </dev/null &")
+
+    def pci_device(self, netdev: str) -> str:
+        """The PCI function behind a netdev, whether `device` is it or a virtio child of it."""
+        script = (
+            f"d=$(readlink -f /sys/class/net/{netdev}/device); "
+            '[ -e "$d/numa_node" ] || d=$(dirname "$d"); echo "$d"'
+        )
+        return self.run(script).strip()
+
+    def close(self) -> None:
+        subprocess.run(
+            ["ssh", "-O", "exit", "-o", f"ControlPath={self.control_path}", "lab"],
+            capture_output=True,
+            check=False,
+        )
+
+
+@dataclass
+class Lab:
+    hosts: list[LabHost]
+
+    def cut(self, side: str) -> None:
+        labctl.set_side(side, up=False)
+
+    def restore(self, side: str) -> None:
+        labctl.set_side(side, up=True)
+
+    def reset(self) -> None:
+        for side, up in labctl.link_states().items():
+            if not up:
+                self.restore(side)
+        for host in self.hosts:
+            ports = " ".join(f"{port}={state}" for port, state in host.port_states.items())
+            host.run(RESET_SCRIPT.replace("{ports}", ports))
+
+
+@pytest.fixture(scope="session")
+def lab():
+    if labctl.UNAVAILABLE_FILE.exists():
+        pytest.skip(f"the lab cannot run here: {labctl.UNAVAILABLE_FILE.read_text().strip()}")
+    if not HOSTS_FILE.exists() or not SSH_KEY.exists():
+        pytest.fail("the lab is not up: run `make lab-up` (or `make test-system`)")
+    down = [g.name for g in GUESTS if labctl.guest_pid(g) is None or not labctl.ssh_ok(g)]
+    if down:
+        pytest.fail(f"lab guests not reachable over SSH: {', '.join(down)} (make lab-status)")
+    the_lab = Lab([LabHost(g) for g in GUESTS])
+    for host in the_lab.hosts:
+        for port in DATA_NETDEVS:
+            flags = host.run(f"ip -o link show dev {port}").split("<", 1)[1].split(">", 1)[0]
+            host.port_states[port] = "up" if "UP" in flags.split(",") else "down"
+    yield the_lab
+    for host in the_lab.hosts:
+        host.close()
+
+
+@pytest.fixture
+def clean_lab(lab):
+    """The lab with its data ports bare before and after the test; both switch sides up.
+
+    Ports that belong to an interface a lab test did not make (e.g. the roles' bond0)
+    fail the test before anything is touched.
+    """
+    for host in lab.hosts:
+        for port in DATA_NETDEVS:
+            link = host.run(f"ip -o link show dev {port}")
+            master = link.split(" master ")[1].split()[0] if " master " in link else None
+            if master and not master.startswith("lt"):
+                pytest.fail(
+                    f"{host.name}: {port} is already a member of {master}: the lab tests need "
+                    "bare data ports (run them before the roles configure the guests)"
+                )
+    lab.reset()
+    yield lab
+    lab.reset()
+
+
+@pytest.fixture
+def host1(lab) -> LabHost:
+    return lab.hosts[0]
+
+
+@pytest.fixture
+def host2(lab) -> LabHost:
+    return lab.hosts[1]

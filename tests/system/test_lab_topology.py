@@ -1,0 +1,72 @@
+"""Each lab host looks like the seed's server: two NUMA nodes, the data NIC on node 1."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from tests.lab.vm.topology import (
+    CXEMU_BIN,
+    DATA_NETDEVS,
+    DATA_PCI,
+    DATA_QUEUES,
+    GUEST_CXEMU_STATE_DIR,
+    GUEST_MGMT_ADDRESS,
+    MGMT_NETDEV,
+)
+
+pytestmark = pytest.mark.lab
+
+
+@pytest.fixture(params=["host1", "host2"])
+def host(request):
+    return request.getfixturevalue(request.param)
+
+
+def test_two_numa_nodes_with_two_cpus_each(host):
+    nodes = "/sys/devices/system/node"
+    out = host.run(f"cat {nodes}/online {nodes}/node*/cpulist")
+    online, node0, node1 = out.split()
+    assert (online, node0, node1) == ("0-1", "0-1", "2-3")
+
+
+@pytest.mark.parametrize("index", range(len(DATA_NETDEVS)))
+def test_data_port_sits_on_numa_node_1_with_one_irq_per_queue(host, index):
+    netdev = DATA_NETDEVS[index]
+    pci = host.pci_device(netdev)
+    assert pci.endswith(DATA_PCI[index]), f"{netdev} is {pci}, the topology says {DATA_PCI[index]}"
+    assert host.run(f"cat {pci}/numa_node").strip() == "1"
+    assert host.run(f"cat {pci}/local_cpulist").strip() == "2-3"
+    msi = host.run(f"ls {pci}/msi_irqs").split()
+    # virtio-net: one vector per rx and per tx queue, plus config and control.
+    assert len(msi) >= 2 * DATA_QUEUES, f"{netdev}: only {len(msi)} MSI-X vectors"
+    virtio = os.path.basename(host.run(f"readlink -f /sys/class/net/{netdev}/device").strip())
+    interrupts = host.run("cat /proc/interrupts")
+    queues = set(re.findall(rf"{virtio}-input\.(\d+)", interrupts))
+    assert len(queues) == DATA_QUEUES, f"{netdev}: rx queue IRQs {sorted(queues)}"
+    assert host.run(f"cat /proc/irq/{msi[1]}/smp_affinity_list").strip()
+
+
+def test_management_nic_carries_the_ssh_session(host):
+    route = host.run('echo "$SSH_CONNECTION"').split()
+    assert route[2] == GUEST_MGMT_ADDRESS.split("/")[0]
+    addresses = host.run(f"ip -4 -o address show dev {MGMT_NETDEV}")
+    assert GUEST_MGMT_ADDRESS in addresses
+    assert MGMT_NETDEV not in DATA_NETDEVS
+
+
+def test_real_kernel_modules_load(host):
+    modules = ["rdma_rxe", "8021q", "bonding", "sch_mqprio", "sch_htb", "sch_tbf", "sch_prio"]
+    host.run("modprobe -a " + " ".join(modules))
+    loaded = {line.split()[0] for line in host.run("cat /proc/modules").splitlines()}
+    assert set(modules) <= loaded
+
+
+def test_connectx_tools_come_first_in_guest_path_only(host):
+    env = dict(line.split("=", 1) for line in host.run("env").splitlines() if "=" in line)
+    assert env["PATH"].split(":")[0] == str(CXEMU_BIN)
+    assert env["CXEMU_STATE_DIR"] == GUEST_CXEMU_STATE_DIR
+    assert host.run(f"test -d {GUEST_CXEMU_STATE_DIR} -a -w {GUEST_CXEMU_STATE_DIR} && echo ok")
+    assert str(CXEMU_BIN) not in os.environ.get("PATH", "").split(":")
