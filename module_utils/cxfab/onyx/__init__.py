@@ -1,0 +1,13 @@
+"""NVIDIA Onyx (MLNX-OS) switch support: intent -> structured config -> CLI, and back.
+
+Modules:
+    version     release strings compared numerically
+    addressing  IPv4/MAC/port/range normalisation shared by the parser and the builder
+    structured  fabric document -> per-switch structured config
+    statements  the CLI statements cxfab manages: identity, removal form, order
+    parser      running-config text -> statements
+    plan        intended vs current statements -> ordered lines to send
+    render      structured config -> intended config text (the roles' templates)
+    health      parsers of the show commands and the post-deploy checks
+    session     the netmiko session (the only code that talks to a switch)
+"""

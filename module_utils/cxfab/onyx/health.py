@@ -1,0 +1,553 @@
+"""Parsers of the Onyx show commands and the post-deploy health checks.
+
+Every check returns {id, target, category, status, expected, observed,
+message, scope}: status is `pass` or `fail`; scope is `local` when the check
+holds for a switch on its own (its config, saved state) and `pair` when it
+needs the partner too (MLAG Up, IPL Up, MPOs Active-full, MAGP Master, one
+VRRP master per VRID). A switch whose partner is still blank can pass only
+the local checks.
+
+The text parsers accept the column layouts of 3.6 to 3.10 and ignore lines
+they do not know (asynchronous messages may interleave with the output).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .addressing import AddressError, mac
+
+_KV = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 \-/()]*?)\s*:\s*(.*?)\s*$")
+_IPL_ROW = re.compile(
+    r"^\s*(\d+)\s+Po(\d+)\s+(\d+|N/A)\s+(Up|Down|\S+)\s+(\S+)\s+(\S+)", re.IGNORECASE
+)
+_MEMBER_ROW = re.compile(r"^\s*([0-9A-Fa-f:]{17})\s+(\S+)\s+(\S+)\s*$")
+_VIP_ROW = re.compile(r"^\s*(\S+)\s+(master|standby|backup|\S+)\s+(\d+\.\d+\.\d+\.\d+)\s*$")
+_MPO_ROW = re.compile(r"^\s*\d+\s+Mpo(\d+)\((\w)\)\s+(\S+)\s*(.*)$")
+_PORT_FLAG = re.compile(r"Eth(\d+/\d+(?:/\d+)?)\((\w)\)")
+_RECORD = re.compile(r"^\s*(MAGP|VRRP)\b(.*):\s*$")
+
+
+def _kv_lines(text: str) -> dict[str, str]:
+    values = {}
+    for line in (text or "").splitlines():
+        match = _KV.match(line)
+        if match and match.group(1) not in values:
+            values[match.group(1).strip()] = match.group(2)
+    return values
+
+
+def _int(value, default=None):
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def parse_show_mlag(text: str) -> dict:
+    kv = _kv_lines(text)
+    raw_mac = kv.get("System-mac", "")
+    try:
+        system_mac = mac(raw_mac) if raw_mac else None
+    except AddressError:
+        system_mac = None
+    result = {
+        "admin": kv.get("Admin status"),
+        "oper": kv.get("Operational status"),
+        "system_mac": system_mac,
+        "system_mac_raw": raw_mac,
+        "mismatched": "mismatch" in raw_mac.lower(),
+        "configured": _int(kv.get("Configured"), 0),
+        "inactive": _int(kv.get("Inactive"), 0),
+        "active_partial": _int(kv.get("Active-partial"), 0),
+        "active_full": _int(kv.get("Active-full"), 0),
+        "ipls": [],
+        "members": [],
+    }
+    section = None
+    for line in (text or "").splitlines():
+        if line.startswith("MLAG IPLs Summary"):
+            section = "ipl"
+        elif line.startswith("MLAG Members Summary"):
+            section = "members"
+        elif section == "ipl":
+            row = _IPL_ROW.match(line)
+            if row:
+                result["ipls"].append(
+                    {
+                        "id": int(row.group(1)),
+                        "port_channel": int(row.group(2)),
+                        "vlan": _int(row.group(3)),
+                        "state": row.group(4),
+                        "local_ip": row.group(5),
+                        "peer_ip": row.group(6),
+                    }
+                )
+        elif section == "members":
+            row = _MEMBER_ROW.match(line)
+            if row:
+                result["members"].append(
+                    {
+                        "system_id": row.group(1).upper(),
+                        "state": row.group(2),
+                        "hostname": row.group(3).strip("<>"),
+                    }
+                )
+    return result
+
+
+def parse_show_mlag_vip(text: str) -> dict:
+    kv = _kv_lines(text)
+    nodes = []
+    for line in (text or "").splitlines():
+        row = _VIP_ROW.match(line)
+        if row and row.group(1) != "Hostname":
+            nodes.append(
+                {"hostname": row.group(1), "state": row.group(2).lower(), "ip": row.group(3)}
+            )
+    return {
+        "group": kv.get("MLAG group name"),
+        "vip": kv.get("MLAG VIP address", "").replace(" ", "") or None,
+        "active_nodes": _int(kv.get("Active nodes"), 0),
+        "nodes": nodes,
+    }
+
+
+def parse_mpo_summary(text: str) -> dict[int, dict]:
+    mpos = {}
+    for line in (text or "").splitlines():
+        row = _MPO_ROW.match(line)
+        if not row:
+            continue
+        ports = _PORT_FLAG.findall(row.group(4))
+        mpos[int(row.group(1))] = {"flag": row.group(2), "type": row.group(3), "ports": ports}
+    return mpos
+
+
+def _records(text: str, kind: str) -> list[tuple[str, dict]]:
+    records, current = [], None
+    for line in (text or "").splitlines():
+        head = _RECORD.match(line)
+        if head and head.group(1) == kind:
+            current = {}
+            records.append((head.group(2).strip(), current))
+            continue
+        if current is not None:
+            match = _KV.match(line)
+            if match:
+                current[match.group(1).strip()] = match.group(2)
+    return records
+
+
+def parse_show_magp(text: str) -> dict[int, dict]:
+    result = {}
+    for name, fields in _records(text, "MAGP"):
+        instance = _int(name)
+        if instance is None:
+            continue
+        result[instance] = {
+            "vlan": _int(fields.get("Interface vlan")),
+            "admin": fields.get("Admin state"),
+            "state": fields.get("State"),
+            "virtual_ip": fields.get("Virtual IP"),
+            "virtual_mac": (fields.get("Virtual MAC") or "").upper() or None,
+        }
+    return result
+
+
+def parse_show_vrrp(text: str) -> dict[tuple[int, int], dict]:
+    result = {}
+    for _name, fields in _records(text, "VRRP"):
+        vlan, vrid = _int(fields.get("Interface vlan")), _int(fields.get("VRID"))
+        if vlan is None or vrid is None:
+            continue
+        result[(vlan, vrid)] = {
+            "state": fields.get("State"),
+            "virtual_ip": fields.get("Virtual IP"),
+            "priority": _int(fields.get("Priority")),
+        }
+    return result
+
+
+def parse_configuration_files(text: str) -> dict:
+    kv = _kv_lines(text)
+    unsaved = kv.get("Unsaved changes")
+    return {
+        "active": kv.get("Active configuration"),
+        "unsaved": None if unsaved is None else unsaved.lower() == "yes",
+    }
+
+
+# --------------------------------------------------------------------- checks
+def _check(check_id, target, category, scope, ok, expected, observed, message=""):
+    return {
+        "id": check_id,
+        "target": target,
+        "category": category,
+        "scope": scope,
+        "status": "pass" if ok else "fail",
+        "expected": expected,
+        "observed": observed,
+        "message": message
+        or ("as intended" if ok else f"expected {expected}, observed {observed}"),
+    }
+
+
+SHOW_COMMANDS = {
+    "mlag": "show mlag",
+    "mlag_vip": "show mlag-vip",
+    "mpo": "show interfaces mlag-port-channel summary",
+    "magp": "show magp",
+    "vrrp": "show vrrp",
+    "files": "show configuration files",
+}
+
+
+def needed_shows(structured: dict) -> list[str]:
+    names = ["files"]
+    if structured.get("mlag"):
+        names += ["mlag", "mlag_vip", "mpo"]
+    if structured.get("magp"):
+        names.append("magp")
+    if structured.get("vrrp"):
+        names.append("vrrp")
+    return names
+
+
+def switch_checks(
+    structured: dict, outputs: dict[str, str | None], errors: dict[str, str]
+) -> list[dict]:
+    """Checks of one switch from its show outputs (None = the command failed)."""
+    name = structured["switch"]
+    checks: list[dict] = []
+
+    def unavailable(key):
+        return f"`{SHOW_COMMANDS[key]}` failed: {errors.get(key, 'no output')}"
+
+    files = outputs.get("files")
+    if files is None:
+        checks.append(
+            _check(
+                "config.saved",
+                name,
+                "config",
+                "local",
+                False,
+                "Unsaved changes: no",
+                unavailable("files"),
+            )
+        )
+    else:
+        unsaved = parse_configuration_files(files)["unsaved"]
+        checks.append(
+            _check(
+                "config.saved",
+                name,
+                "config",
+                "local",
+                unsaved is False,
+                "Unsaved changes: no",
+                f"Unsaved changes: {'unknown' if unsaved is None else 'yes' if unsaved else 'no'}",
+            )
+        )
+
+    mlag_intent = structured.get("mlag")
+    if mlag_intent:
+        checks += _mlag_checks(structured, outputs, unavailable)
+    if structured.get("magp"):
+        checks += _magp_checks(structured, outputs.get("magp"), unavailable)
+    if structured.get("vrrp"):
+        checks += _vrrp_local_checks(structured, outputs.get("vrrp"), unavailable)
+    return checks
+
+
+def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
+    name, intent = structured["switch"], structured["mlag"]
+    ipl = intent["ipl"]
+    text = outputs.get("mlag")
+    checks = []
+    expected_ipl = f"Po{ipl['port_channel']} vlan {ipl['vlan']} peer {ipl['peer_address']}"
+    mpo_count = len(structured.get("mlag_port_channels") or [])
+    if text is None:
+        observed = unavailable("mlag")
+        for check_id, scope in (
+            ("mlag.enabled", "local"),
+            ("mlag.system_mac", "local"),
+            ("mlag.ipl_config", "local"),
+            ("mlag.oper", "pair"),
+            ("mlag.ipl_state", "pair"),
+            ("mlag.mpo_status", "pair"),
+        ):
+            checks.append(_check(check_id, name, "mlag", scope, False, "readable", observed))
+    else:
+        mlag = parse_show_mlag(text)
+        checks.append(
+            _check(
+                "mlag.enabled",
+                name,
+                "mlag",
+                "local",
+                mlag["admin"] == "Enabled",
+                "Admin status: Enabled",
+                f"Admin status: {mlag['admin']}",
+            )
+        )
+        checks.append(
+            _check(
+                "mlag.system_mac",
+                name,
+                "mlag",
+                "local",
+                mlag["system_mac"] == intent["system_mac"] and not mlag["mismatched"],
+                f"System-mac: {intent['system_mac']}",
+                f"System-mac: {mlag['system_mac_raw']}",
+            )
+        )
+        row = next((r for r in mlag["ipls"] if r["id"] == ipl["id"]), None)
+        observed_ipl = (
+            f"Po{row['port_channel']} vlan {row['vlan']} peer {row['peer_ip']}"
+            if row
+            else "no IPL row"
+        )
+        checks.append(
+            _check(
+                "mlag.ipl_config",
+                name,
+                "mlag",
+                "local",
+                observed_ipl == expected_ipl,
+                expected_ipl,
+                observed_ipl,
+            )
+        )
+        checks.append(
+            _check(
+                "mlag.oper",
+                name,
+                "mlag",
+                "pair",
+                mlag["oper"] == "Up",
+                "Operational status: Up",
+                f"Operational status: {mlag['oper']}",
+            )
+        )
+        checks.append(
+            _check(
+                "mlag.ipl_state",
+                name,
+                "mlag",
+                "pair",
+                bool(row) and row["state"] == "Up",
+                f"IPL {ipl['id']} Up",
+                f"IPL {ipl['id']} {row['state'] if row else 'missing'}",
+            )
+        )
+        observed = (
+            f"Inactive {mlag['inactive']}, Active-partial {mlag['active_partial']}, "
+            f"Active-full {mlag['active_full']}"
+        )
+        checks.append(
+            _check(
+                "mlag.mpo_status",
+                name,
+                "mlag",
+                "pair",
+                mlag["inactive"] == 0
+                and mlag["active_partial"] == 0
+                and mlag["active_full"] == mpo_count,
+                f"Inactive 0, Active-partial 0, Active-full {mpo_count}",
+                observed,
+            )
+        )
+
+    vip_text = outputs.get("mlag_vip")
+    if vip_text is None:
+        checks.append(
+            _check(
+                "mlag_vip.nodes",
+                name,
+                "mlag",
+                "pair",
+                False,
+                "Active nodes: 2, one master, one standby",
+                unavailable("mlag_vip"),
+            )
+        )
+    else:
+        vip = parse_show_mlag_vip(vip_text)
+        states = sorted(node["state"] for node in vip["nodes"])
+        ok = vip["active_nodes"] == 2 and states == ["master", "standby"]
+        checks.append(
+            _check(
+                "mlag_vip.nodes",
+                name,
+                "mlag",
+                "pair",
+                ok,
+                "Active nodes: 2, one master, one standby",
+                f"Active nodes: {vip['active_nodes']}, states: {', '.join(states) or 'none'}",
+            )
+        )
+        checks.append(
+            _check(
+                "mlag_vip.address",
+                name,
+                "mlag",
+                "local",
+                vip["group"] == intent["domain"] and vip["vip"] == intent["vip"],
+                f"{intent['domain']} {intent['vip']}",
+                f"{vip['group']} {vip['vip']}",
+            )
+        )
+
+    mpo_text = outputs.get("mpo")
+    for mpo in structured.get("mlag_port_channels") or []:
+        check_id = f"mpo.{mpo['id']}"
+        if mpo_text is None:
+            checks.append(
+                _check(check_id, name, "mpo", "pair", False, "(U), members (P)", unavailable("mpo"))
+            )
+            continue
+        row = parse_mpo_summary(mpo_text).get(mpo["id"])
+        if row is None:
+            checks.append(
+                _check(check_id, name, "mpo", "pair", False, f"Mpo{mpo['id']}(U)", "not listed")
+            )
+            continue
+        bad = [f"Eth{port}({flag})" for port, flag in row["ports"] if flag in ("S", "D")]
+        observed = f"Mpo{mpo['id']}({row['flag']})" + (f", members {' '.join(bad)}" if bad else "")
+        checks.append(
+            _check(
+                check_id,
+                name,
+                "mpo",
+                "pair",
+                row["flag"] == "U" and not bad,
+                f"Mpo{mpo['id']}(U), no member (S) or (D)",
+                observed,
+            )
+        )
+    return checks
+
+
+def _magp_checks(structured, text, unavailable) -> list[dict]:
+    name, checks = structured["switch"], []
+    parsed = parse_show_magp(text) if text is not None else {}
+    for gateway in structured["magp"]:
+        base = f"magp.{gateway['instance']}"
+        expected_cfg = f"vlan {gateway['vlan']} {gateway['virtual_ip']} {gateway['virtual_mac']}"
+        if text is None:
+            checks.append(
+                _check(
+                    base + ".config",
+                    name,
+                    "gateway",
+                    "local",
+                    False,
+                    expected_cfg,
+                    unavailable("magp"),
+                )
+            )
+            continue
+        inst = parsed.get(gateway["instance"])
+        observed_cfg = (
+            f"vlan {inst['vlan']} {inst['virtual_ip']} {inst['virtual_mac']}"
+            if inst
+            else "instance missing"
+        )
+        checks.append(
+            _check(
+                base + ".config",
+                name,
+                "gateway",
+                "local",
+                observed_cfg == expected_cfg,
+                expected_cfg,
+                observed_cfg,
+            )
+        )
+        state = inst["state"] if inst else "missing"
+        checks.append(
+            _check(
+                base + ".state",
+                name,
+                "gateway",
+                "pair",
+                state == "Master" and (inst or {}).get("admin") == "Enabled",
+                "Admin Enabled, State Master",
+                f"Admin {(inst or {}).get('admin')}, State {state}",
+            )
+        )
+    return checks
+
+
+def _vrrp_local_checks(structured, text, unavailable) -> list[dict]:
+    name, checks = structured["switch"], []
+    parsed = parse_show_vrrp(text) if text is not None else {}
+    for gateway in structured["vrrp"]:
+        check_id = f"vrrp.{gateway['vlan']}.{gateway['vrid']}.config"
+        expected = f"address {gateway['virtual_ip']}, priority {gateway['priority']}"
+        if text is None:
+            checks.append(
+                _check(check_id, name, "gateway", "local", False, expected, unavailable("vrrp"))
+            )
+            continue
+        inst = parsed.get((gateway["vlan"], gateway["vrid"]))
+        observed = (
+            f"address {inst['virtual_ip']}, priority {inst['priority']}"
+            if inst
+            else "instance missing"
+        )
+        checks.append(
+            _check(check_id, name, "gateway", "local", observed == expected, expected, observed)
+        )
+    return checks
+
+
+def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]) -> list[dict]:
+    """Checks that compare the two peers: same system MAC, one VRRP master per VRID."""
+    checks = []
+    names = sorted(structured)
+    first = structured[names[0]]
+    if first.get("mlag"):
+        macs = {}
+        for switch in names:
+            text = outputs.get(switch, {}).get("mlag")
+            macs[switch] = parse_show_mlag(text)["system_mac_raw"] if text else "unreadable"
+        values = set(macs.values())
+        ok = (
+            len(values) == 1
+            and "unreadable" not in values
+            and not any("mismatch" in v.lower() for v in values)
+        )
+        checks.append(
+            _check(
+                "mlag.system_mac_equal",
+                pair,
+                "mlag",
+                "pair",
+                ok,
+                f"System-mac {first['mlag']['system_mac']} on both peers",
+                ", ".join(f"{k}: {v}" for k, v in macs.items()),
+            )
+        )
+    for gateway in first.get("vrrp") or []:
+        key = (gateway["vlan"], gateway["vrid"])
+        states = {}
+        for switch in names:
+            text = outputs.get(switch, {}).get("vrrp")
+            inst = parse_show_vrrp(text).get(key) if text else None
+            states[switch] = inst["state"] if inst else "missing"
+        masters = [s for s, state in states.items() if state == "Master"]
+        checks.append(
+            _check(
+                f"vrrp.{key[0]}.{key[1]}.master",
+                pair,
+                "gateway",
+                "pair",
+                len(masters) == 1,
+                "exactly one Master",
+                ", ".join(f"{k}: {v}" for k, v in states.items()),
+            )
+        )
+    return checks

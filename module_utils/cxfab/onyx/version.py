@@ -1,0 +1,83 @@
+"""Onyx release strings, compared as numbers.
+
+`3.10.2102` is newer than `3.6.6000`; comparing the strings says the opposite,
+which is how mellanox.onyx ended up choosing the wrong JSON parser on 3.10.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Release where `show ... | json-print` switched from a list of dicts carrying a
+# "header" key to a list of {"<name>": [ {...} ]} items.
+JSON_NAMED_LIST_SINCE = "3.6.6000"
+
+_RELEASE = re.compile(r"(\d+(?:\.\d+)+)")
+_PRODUCT_RELEASE = re.compile(r"^\s*Product release\s*:\s*(\S+)", re.MULTILINE)
+
+
+class VersionError(ValueError):
+    """A string that holds no Onyx release number."""
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """`3.6.8010` or `onyx-3.10.2102-X86_64` -> (3, 6, 8010) / (3, 10, 2102)."""
+    match = _RELEASE.search(text or "")
+    if not match:
+        raise VersionError(f"no release number in {text!r}")
+    return tuple(int(part) for part in match.group(1).split("."))
+
+
+def compare(left: str, right: str) -> int:
+    """-1, 0 or 1 as release `left` is older than, equal to or newer than `right`."""
+    a, b = parse_version(left), parse_version(right)
+    width = max(len(a), len(b))
+    a += (0,) * (width - len(a))
+    b += (0,) * (width - len(b))
+    return (a > b) - (a < b)
+
+
+def at_least(release: str, minimum: str) -> bool:
+    return compare(release, minimum) >= 0
+
+
+def release_from_show_version(output: str) -> str:
+    """The `Product release:` value of `show version`."""
+    match = _PRODUCT_RELEASE.search(output or "")
+    if not match:
+        raise VersionError("`show version` has no 'Product release:' line")
+    parse_version(match.group(1))
+    return match.group(1)
+
+
+def json_print_shape(release: str) -> str:
+    """`named-list` from 3.6.6000 on, `header-list` before."""
+    return "named-list" if at_least(release, JSON_NAMED_LIST_SINCE) else "header-list"
+
+
+def normalise_json_print(data, release: str) -> dict[str, dict]:
+    """Either json-print shape -> {"<item name>": {fields}}.
+
+    header-list: [{"header": "MAGP 10", "State": "Master", ...}, ...]
+    named-list:  [{"MAGP 10": [{"State": "Master", ...}]}, ...]
+    A single dict (commands with one item) is accepted in both releases.
+    """
+    if isinstance(data, dict):
+        data = [data] if "header" in data else [{name: value} for name, value in data.items()]
+    items: dict[str, dict] = {}
+    shape = json_print_shape(release)
+    for entry in data or []:
+        if shape == "header-list" or "header" in entry:
+            fields = {k: v for k, v in entry.items() if k != "header"}
+            items[str(entry.get("header", len(items)))] = fields
+            continue
+        for name, value in entry.items():
+            if isinstance(value, list):
+                merged: dict = {}
+                for part in value:
+                    if isinstance(part, dict):
+                        merged.update(part)
+                items[name] = merged
+            else:
+                items[name] = value if isinstance(value, dict) else {"value": value}
+    return items

@@ -1,0 +1,38 @@
+"""Shared helpers of the Onyx unit tests: fabrics from inventories, rendering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from cxfab import fabric as cxfab_fabric
+from cxfab.onyx import render, structured
+
+REPO = Path(__file__).resolve().parents[2]
+ROLES = REPO / "roles"
+FIXTURES = REPO / "tests" / "fixtures" / "onyx"
+GOLDEN = REPO / "tests" / "golden"
+
+
+def inventory_fabric(inventory: Path) -> dict:
+    """The normalised fabric of an inventory directory (what validate.yml publishes)."""
+    group_vars: dict = {}
+    for path in sorted((inventory / "group_vars" / "all").glob("*.yml")):
+        group_vars.update(yaml.safe_load(path.read_text()) or {})
+    host_vars = {}
+    for host_dir in sorted((inventory / "host_vars").glob("*")):
+        values: dict = {}
+        for path in sorted(host_dir.glob("*.yml")):
+            values.update(yaml.safe_load(path.read_text()) or {})
+        if "cxfab_host" in values:
+            host_vars[host_dir.name] = values["cxfab_host"]
+    return cxfab_fabric.normalise(cxfab_fabric.assemble(group_vars, host_vars))
+
+
+def example_fabric() -> dict:
+    return inventory_fabric(REPO / "inventories" / "example")
+
+
+def intended(fabric: dict, switch: str, prune: bool = True) -> tuple[dict, str]:
+    sc = structured.build(fabric, switch, prune=prune)
+    return sc, render.render_config(ROLES, sc)

@@ -1,0 +1,138 @@
+"""Intent vs running config: only what differs, removals in teardown order."""
+
+import copy
+
+import pytest
+from cxfab.onyx.parser import parse_running_config
+from cxfab.onyx.plan import Scope, make_plan
+from cxfab.onyx.structured import StructuredConfigError
+from onyx_helpers import FIXTURES, example_fabric, intended
+
+
+def _plan(fabric, running, switch="sw-a", prune=True):
+    sc, text = intended(fabric, switch, prune=prune)
+    return make_plan(
+        parse_running_config(text), parse_running_config(running), Scope.from_structured(sc)
+    )
+
+
+def test_blank_switch_gets_exactly_the_rendered_lines_in_order():
+    _sc, text = intended(example_fabric(), "sw-a")
+    plan = _plan(example_fabric(), "")
+    body = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert plan.lines == body
+    assert plan.lines.index("protocol mlag") < plan.lines.index("interface port-channel 100 ipl 1")
+    assert plan.lines.index("no mlag shutdown") < plan.lines.index("interface mlag-port-channel 1")
+
+
+def test_real_3_6_config_round_trips_with_no_diff():
+    running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    plan = _plan(example_fabric(), running)
+    assert plan.lines == []
+    assert plan.before == plan.after
+
+
+def test_second_run_is_empty():
+    _, text = intended(example_fabric(), "sw-a")
+    assert _plan(example_fabric(), text).lines == []
+
+
+def test_removing_a_vlan_removes_gateway_svi_membership_then_vlan():
+    running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    fabric = example_fabric()
+    fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 30]
+    for mpo in fabric["switch_pairs"][0]["mpos"]:
+        mpo["allowed_vlans"].remove(30)
+    assert _plan(fabric, running).lines == [
+        "interface vlan 30 no magp 30",
+        "interface mlag-port-channel 1 switchport hybrid allowed-vlan remove 30",
+        "interface mlag-port-channel 2 switchport hybrid allowed-vlan remove 30",
+        "no interface vlan 30",
+        "no vlan 30",
+    ]
+
+
+def test_without_prune_an_unknown_vlan_stays_and_state_absent_removes():
+    running = "vlan 77\nvlan 77 name other\n" + (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    assert "no vlan 77" in _plan(example_fabric(), running).lines
+    assert _plan(example_fabric(), running, prune=False).lines == []
+    fabric = example_fabric()
+    fabric["vlans"].append({"id": 77, "state": "absent", "gateway": {"mode": "none"}})
+    assert _plan(fabric, running, prune=False).lines == ["no vlan 77"]
+
+
+def test_vlan_1_is_never_deleted():
+    fabric = example_fabric()
+    fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 1]
+    lines = _plan(fabric, (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()).lines
+    assert "no interface vlan 1" in lines
+    assert "no vlan 1" not in lines
+
+
+def test_lacp_mode_change_removes_and_re_adds_the_member():
+    fabric = example_fabric()
+    fabric["switch_pairs"][0]["mpos"][0]["lacp_mode"] = "passive"
+    lines = _plan(fabric, (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()).lines
+    assert lines == [
+        "interface ethernet 1/1 no mlag-channel-group",
+        "interface ethernet 1/1 mlag-channel-group 1 mode passive",
+    ]
+
+
+def test_magp_to_vrrp_spreads_masters_and_removes_magp_first():
+    fabric = example_fabric()
+    for vlan in fabric["vlans"]:
+        if vlan["id"] in (10, 20):
+            vlan["gateway"] = {
+                "mode": "vrrp",
+                "virtual_ip": vlan["gateway"]["virtual_ip"],
+                "vrrp": {},
+            }
+    running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    lines_a = _plan(fabric, running, "sw-a").lines
+    assert lines_a[:2] == ["interface vlan 10 no magp 10", "interface vlan 20 no magp 20"]
+    assert "protocol vrrp" in lines_a and "no protocol magp" not in lines_a
+    assert "interface vlan 10 vrrp 10 priority 110" in lines_a
+    assert "interface vlan 20 vrrp 20 priority 110" not in lines_a
+    sc_b, _ = intended(fabric, "sw-b")
+    assert {g["vlan"]: g["priority"] for g in sc_b["vrrp"]} == {10: 100, 20: 110}
+
+
+def test_removing_the_mlag_follows_the_teardown_order():
+    running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    fabric = copy.deepcopy(example_fabric())
+    pair = fabric["switch_pairs"][0]
+    del pair["mlag"]
+    pair["mpos"] = []
+    for vlan in fabric["vlans"]:
+        vlan["gateway"] = {"mode": "none"}
+    lines = _plan(fabric, running).lines
+    order = [
+        "mlag shutdown",
+        "no interface mlag-port-channel 1",
+        "no mlag-vip",
+        "interface vlan 4000 no ipl 1",
+        "no interface vlan 4000",
+        "interface port-channel 100 no ipl 1",
+        "interface ethernet 1/35 no channel-group",
+        "no interface port-channel 100",
+        "no vlan 4000",
+        "no protocol mlag",
+    ]
+    assert [line for line in lines if line in order] == order
+    assert lines.index("no protocol magp") < lines.index("no protocol mlag")
+
+
+def test_magp_without_mlag_is_refused_with_the_key_path():
+    fabric = example_fabric()
+    del fabric["switch_pairs"][0]["mlag"]
+    fabric["switch_pairs"][0]["mpos"] = []
+    with pytest.raises(StructuredConfigError, match=r"^vlans\[0\]\.gateway\.mode: magp needs"):
+        intended(fabric, "sw-a")
+
+
+def test_allowed_vlan_that_is_not_defined_is_refused():
+    fabric = example_fabric()
+    fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 30]
+    with pytest.raises(StructuredConfigError, match=r"switch_pairs\[0\]\.mpos\[0\]\.allowed_vlans"):
+        intended(fabric, "sw-a")
