@@ -80,9 +80,20 @@ test: lint test-unit test-integration $(TEST_EXTRA)  ## Everything CI runs
 	@echo ">> make test: all tiers passed"
 
 # ---------------------------------------------------------------- the main job
-demo: setup  ## Validate the example fabric (the full lab demo lands with the host roles)
-	ansible-playbook playbooks/validate.yml -i inventories/example
-	@echo ">> demo: the example fabric is valid. The lab run (site.yml + verify.yml) is not built yet."
+demo: setup  ## The main job: lab up, site.yml + verify.yml on the lab, report, lab down (LAB_KEEP=1 keeps it)
+	@rc=0; rm -rf reports/latest; $(MAKE) --no-print-directory lab-up || exit $$?; \
+	echo ">> demo: deploying the lab fabric (playbooks/site.yml)"; \
+	ansible-playbook -i inventories/lab playbooks/site.yml || rc=$$?; \
+	if [ $$rc = 0 ]; then \
+	  echo ">> demo: verifying the fabric (playbooks/verify.yml)"; \
+	  ansible-playbook -i inventories/lab playbooks/verify.yml || rc=$$?; \
+	fi; \
+	if [ -f reports/latest/report.json ]; then \
+	  echo ">> demo: report in $(TOP)/reports/latest/ (report.html, report.md, report.json)"; \
+	  python -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print(">> demo: %(passed)d passed, %(failed)d failed, %(skipped)d skipped" % s)' reports/latest/report.json; \
+	fi; \
+	if [ -z "$(LAB_KEEP)" ]; then $(MAKE) --no-print-directory lab-down; else echo ">> demo: lab kept (make lab-down stops it)"; fi; \
+	exit $$rc
 
 clean:  ## Remove build outputs and reports
 	rm -rf build native/build reports
