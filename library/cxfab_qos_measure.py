@@ -1,0 +1,116 @@
+#!/usr/bin/python
+"""Ansible module: measure each VLAN's throughput with iperf3 and judge it against its limit."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: cxfab_qos_measure
+short_description: Per-VLAN iperf3 throughput against the VLAN's QoS limit
+description:
+  - Runs, one VLAN after the other, C(iperf3 -c <peer VLAN address> -P <parallel>
+    -t <duration> -J) toward servers started on the peer, and reads the received
+    throughput.
+  - A limited VLAN passes within C(tolerance) of C(limit_mbps x rate_scale); an
+    unlimited VLAN passes when it is above every limit measured in the same run.
+version_added: "0.1.0"
+options:
+  targets:
+    description: "List of {vlan, address, port, limit_mbps (null = unlimited)}."
+    type: list
+    elements: dict
+    required: true
+  parallel:
+    description: Parallel streams per VLAN.
+    type: int
+    default: 16
+  duration:
+    description: Seconds per VLAN.
+    type: int
+    default: 10
+  tolerance:
+    description: Allowed relative deviation from the limit.
+    type: float
+    default: 0.1
+  rate_scale:
+    description: Expected fraction of the configured limit the shaper delivers.
+    type: float
+    default: 1.0
+  iperf3_path:
+    description: iperf3 executable.
+    type: str
+    default: iperf3
+author: cxfab
+"""
+
+EXAMPLES = r"""
+- name: Measure per-VLAN QoS
+  cxfab_qos_measure:
+    targets:
+      - {vlan: 10, address: 12.0.10.25, port: 5301, limit_mbps: 1000}
+      - {vlan: 30, address: 12.0.30.25, port: 5303, limit_mbps: null}
+"""
+
+RETURN = r"""
+results:
+  description: Per VLAN - limit_mbps, expected, measured_mbps, ratio, passed.
+  type: list
+  elements: dict
+  returned: always
+passed:
+  description: Every VLAN passed.
+  type: bool
+  returned: always
+"""
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.cxfab.hostnet.measure import (  # noqa: E402
+    iperf3_bits_per_second,
+    judge,
+)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "targets": {"type": "list", "elements": "dict", "required": True},
+            "parallel": {"type": "int", "default": 16},
+            "duration": {"type": "int", "default": 10},
+            "tolerance": {"type": "float", "default": 0.1},
+            "rate_scale": {"type": "float", "default": 1.0},
+            "iperf3_path": {"type": "str", "default": "iperf3"},
+        },
+        supports_check_mode=True,
+    )
+    params = module.params
+    iperf3 = module.get_bin_path(params["iperf3_path"], required=True)
+    if module.check_mode:
+        module.exit_json(changed=False, results=[], passed=True, skipped=True)
+    measured = []
+    for index, target in enumerate(params["targets"]):
+        for key in ("vlan", "address", "port"):
+            if key not in target:
+                module.fail_json(msg=f"targets[{index}].{key}: missing")
+        argv = [
+            iperf3, "-c", str(target["address"]), "-p", str(target["port"]),
+            "-P", str(params["parallel"]), "-t", str(params["duration"]), "-J",
+        ]  # fmt: skip
+        rc, out, _err = module.run_command(argv)
+        try:
+            bits = iperf3_bits_per_second(out)
+        except ValueError as exc:
+            module.fail_json(msg=f"targets[{index}] (VLAN {target['vlan']}): {exc}", rc=rc)
+        limit = target.get("limit_mbps")
+        measured.append(
+            {
+                "vlan": target["vlan"],
+                "configured_limit_mbps": limit,
+                "limit_mbps": round(limit * params["rate_scale"], 3) if limit else None,
+                "measured_mbps": round(bits / 1e6, 1),
+            }
+        )
+    results = judge(measured, params["tolerance"])
+    module.exit_json(changed=False, results=results, passed=all(r["passed"] for r in results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Planning link changes from live state, and refusing the connection's interfaces."""
+
+import pytest
+from cxfab.hostnet import IntentError
+from cxfab.hostnet.intent import network_intent
+from cxfab.hostnet.linkplan import check_protected, plan, protected_interfaces, simulate
+
+HOST = {
+    "mgmt_interface": "eno1",
+    "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mode": "802.3ad",
+             "lacp_rate": "fast", "mtu": 9000, "address": "12.0.0.23/24"},
+    "vlans": [{"id": 10, "address": "12.0.10.23/24"}, {"id": 30, "address": "12.0.30.23/24"}],
+    "qos": [{"vlan": 10, "user_priority": 1, "traffic_class": 0}],
+}  # fmt: skip
+
+
+def phys(name, **extra):
+    return {"kind": None, "mtu": 1500, "master": None, "link": None, "up": False,
+            "addresses": [], **extra}  # fmt: skip
+
+
+def bare_links():
+    return {
+        "lo": phys("lo", up=True, addresses=[]),
+        "eno1": phys("eno1", up=True, addresses=["10.0.2.15/24"]),
+        "ens1f0": phys("ens1f0"),
+        "ens1f1": phys("ens1f1"),
+    }
+
+
+def verbs(actions):
+    return [(a[0], a[1]) for a in actions]
+
+
+def test_plan_from_bare_ports_builds_everything_in_order():
+    intent = network_intent(HOST)
+    actions = plan(intent, bare_links())
+    order = verbs(actions)
+    assert order[0] == ("create_bond", "bond0")
+    assert order.index(("enslave", "ens1f0")) < order.index(("set_mtu", "bond0"))
+    assert order.index(("set_mtu", "bond0")) < order.index(("create_vlan", "bond0.10"))
+    assert ("add_address", "bond0.30") in order
+    assert order[-1] == ("set_up", "bond0.30")
+    create = dict((a[1], a[2]) for a in actions if a[0] == "create_vlan")
+    assert create["bond0.10"]["egress_qos_map"] == dict.fromkeys(range(8), 1)
+    assert create["bond0.30"]["egress_qos_map"] is None
+
+
+def test_converged_state_plans_nothing():
+    intent = network_intent(HOST)
+    links = bare_links()
+    converged = simulate(links, plan(intent, links))
+    assert plan(intent, converged) == []
+
+
+def test_drifted_state_plans_only_the_drift():
+    intent = network_intent(HOST)
+    links = simulate(bare_links(), plan(intent, bare_links()))
+    links["bond0.10"]["egress_qos_map"] = {}
+    links["bond0"]["bond"]["lacp_rate"] = "slow"
+    links["bond0.30"]["addresses"] = ["12.0.30.99/24"]
+    actions = plan(intent, links)
+    assert verbs(actions) == [
+        ("set_bond", "bond0"),
+        ("set_egress_map", "bond0.10"),
+        ("add_address", "bond0.30"),
+        ("del_address", "bond0.30"),
+    ]
+    assert actions[0][2] == {"changes": {"lacp_rate": "fast"}, "down": True, "release": False}
+
+
+def test_mode_change_releases_and_reenslaves_members():
+    intent = network_intent(HOST)
+    links = simulate(bare_links(), plan(intent, bare_links()))
+    links["bond0"]["bond"]["mode"] = "active-backup"
+    actions = verbs(plan(intent, links))
+    assert actions[:3] == [("set_bond", "bond0"), ("enslave", "ens1f0"), ("enslave", "ens1f1")]
+
+
+def test_missing_member_names_its_key():
+    links = bare_links()
+    del links["ens1f1"]
+    with pytest.raises(IntentError) as caught:
+        plan(network_intent(HOST), links)
+    assert caught.value.path == "cxfab_host.bond.members[1]"
+
+
+def test_management_interface_as_member_is_refused():
+    host = {**HOST, "bond": {**HOST["bond"], "members": ["ens1f0", "eno1"]}}
+    seeds = {"eno1": "is the management interface (cxfab_host.mgmt_interface)"}
+    with pytest.raises(IntentError) as caught:
+        check_protected(network_intent(host), bare_links(), seeds)
+    assert caught.value.path == "cxfab_host.bond.members[1]"
+    assert "eno1 is the management interface" in str(caught.value)
+
+
+def test_connection_over_a_vlan_protects_its_bond_and_members():
+    links = simulate(bare_links(), plan(network_intent(HOST), bare_links()))
+    seeds = {"bond0.30": "holds 12.0.30.23, the address the Ansible connection uses"}
+    protected = protected_interfaces(links, seeds)
+    assert {"bond0.30", "bond0", "ens1f0", "ens1f1"} <= set(protected)
+    assert "bond0.10" not in protected
+    with pytest.raises(IntentError) as caught:
+        check_protected(network_intent(HOST), links, seeds)
+    assert "Ansible connection" in str(caught.value)
+
+
+def test_unrelated_connection_interface_passes():
+    protected = check_protected(network_intent(HOST), bare_links(), {"eno1": "mgmt"})
+    assert set(protected) == {"eno1"}
