@@ -1,0 +1,108 @@
+#!/usr/bin/python
+"""Ansible module: turn what verify.yml observed into checks in the report's shape."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: cxfab_verify_checks
+short_description: Judge the observations of a verify run against the fabric intent
+description:
+  - Pure computation (run it on the controller) - host facts and read-only module
+    runs, switch health results, per-VLAN QoS measurements and workload results
+    become C({id, target, category, status, expected, observed, message}) checks,
+    plus the bandwidth and QoS series for the report's plots.
+  - A check that cannot be judged is C(skip) with its reason; nothing unobserved passes.
+version_added: "0.1.0"
+options:
+  fabric:
+    description: The validated fabric's C(hosts), C(vlans) and C(workloads) (no credentials).
+    type: dict
+    required: true
+  sections:
+    description: Sections of verify.yml that ran (switches, hosts, qos, perf).
+    type: list
+    elements: str
+    default: [switches, hosts, qos, perf]
+  host_data:
+    description: Per host - facts, firmware, link_type, network, qos (registered results).
+    type: dict
+    default: {}
+  switch_results:
+    description: Per switch - the cxfab_onyx_health result.
+    type: dict
+    default: {}
+  qos_measurements:
+    description: Per client host - the cxfab_qos_measure result.
+    type: dict
+    default: {}
+  workload_results:
+    description: The rdma_workloads results.
+    type: list
+    elements: dict
+    default: []
+  workload_error:
+    description: Why the workload run failed, when it did.
+    type: str
+    default: ""
+author: cxfab
+"""
+
+EXAMPLES = r"""
+- name: Judge everything observed
+  cxfab_verify_checks:
+    fabric:
+      hosts: "{{ cxfab_fabric.hosts }}"
+      vlans: "{{ cxfab_fabric.vlans }}"
+      workloads: "{{ cxfab_fabric.workloads }}"
+    host_data: "{{ verify_host_data }}"
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+checks: {description: Every check., type: list, returned: always}
+bandwidth: {description: Bandwidth vs message size series., type: list, returned: always}
+qos: {description: Per-VLAN throughput series., type: list, returned: always}
+"""
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.cxfab.checks import all_checks  # noqa: E402
+from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "fabric": {"type": "dict", "required": True},
+            "sections": {
+                "type": "list",
+                "elements": "str",
+                "default": ["switches", "hosts", "qos", "perf"],
+            },
+            "host_data": {"type": "dict", "default": {}},
+            "switch_results": {"type": "dict", "default": {}},
+            "qos_measurements": {"type": "dict", "default": {}},
+            "workload_results": {"type": "list", "elements": "dict", "default": []},
+            "workload_error": {"type": "str", "default": ""},
+        },
+        supports_check_mode=True,
+    )
+    p = module.params
+    try:
+        result = all_checks(
+            p["fabric"],
+            p["host_data"],
+            p["switch_results"],
+            p["qos_measurements"],
+            p["workload_results"],
+            p["sections"],
+            p["workload_error"],
+        )
+    except IntentError as exc:
+        module.fail_json(msg=f"fabric.hosts: {exc}", path=exc.path)
+    except (KeyError, TypeError, ValueError) as exc:
+        module.fail_json(msg=f"observations do not have the expected shape: {exc!r}")
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""library/cxfab_host_facts.py against a fake /sys and /proc tree (virtio and ConnectX layouts)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import sys
+from pathlib import Path
+
+import cxfab
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load_module():
+    # The module imports ansible.module_utils.cxfab.*: serve it from the repo's package.
+    sys.modules.setdefault("ansible.module_utils.cxfab", cxfab)
+    spec = importlib.util.spec_from_file_location(
+        "cxfab_host_facts", REPO / "library" / "cxfab_host_facts.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+facts_module = _load_module()
+
+VLAN_PROC = """bond0.20  VID: 20\t REORDER_HDR: 1  dev->priv_flags: 1021
+         total frames received            0
+          total bytes received            0
+Device: bond0
+INGRESS priority mappings: 0:0  1:0  2:0  3:0  4:0  5:0  6:0 7:0
+ EGRESS priority mappings: 0:3 1:3 2:3 3:3 4:3 5:3 6:3 7:3
+"""
+
+BOND_PROC = """Ethernet Channel Bonding Driver: v6.1.0
+
+Bonding Mode: IEEE 802.3ad Dynamic link aggregation
+Transmit Hash Policy: layer2 (0)
+MII Status: up
+MII Polling Interval (ms): 100
+
+802.3ad info
+LACP active: on
+LACP rate: fast
+Active Aggregator Info:
+\tAggregator ID: 1
+\tNumber of ports: 2
+
+Slave Interface: ens1f0
+MII Status: up
+Speed: 100000 Mbps
+Aggregator ID: 1
+
+Slave Interface: ens1f1
+MII Status: down
+Speed: Unknown
+Aggregator ID: 2
+"""
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + "\n")
+
+
+def pci_function(root: Path, bdf: str, node: int, irqs: list[int]) -> Path:
+    pci = root / "sys/devices/pci0000:64/0000:64:00.0" / bdf
+    (pci / "msi_irqs").mkdir(parents=True)
+    for irq in irqs:
+        (pci / "msi_irqs" / str(irq)).write_text("msix\n")
+    write(pci / "numa_node", str(node))
+    write(pci / "current_link_speed", "8.0 GT/s PCIe")
+    write(pci / "current_link_width", "8")
+    (root / "sys/bus/pci").mkdir(parents=True, exist_ok=True)
+    (pci / "subsystem").symlink_to(root / "sys/bus/pci")
+    return pci
+
+
+def netdev(root: Path, name: str, device: Path, speed: str, mtu: int = 9000) -> None:
+    net = root / "sys/class/net" / name
+    net.mkdir(parents=True)
+    (net / "device").symlink_to(device)
+    for key, value in (("operstate", "up"), ("carrier", "1"), ("speed", speed), ("mtu", mtu)):
+        write(net / key, str(value))
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path
+    write(root / "sys/devices/system/node/node1/cpulist", "2-3")
+    write(root / "sys/devices/system/cpu/online", "0-3")
+    # virtio: the netdev's device is the virtio child of the PCI function.
+    virtio_pci = pci_function(root, "0000:65:00.0", 1, [42, 43])
+    child = virtio_pci / "virtio7"
+    child.mkdir()
+    (root / "sys/bus/virtio").mkdir(parents=True)
+    (child / "subsystem").symlink_to(root / "sys/bus/virtio")
+    netdev(root, "ens1f0", child, "-1")
+    # ConnectX: the netdev's device is the PCI function itself.
+    cx_pci = pci_function(root, "0000:65:00.1", 1, [51])
+    netdev(root, "ens1f1", cx_pci, "100000")
+    for irq, requested, effective in ((42, "2", "2"), (43, "0", "2"), (51, "3", "3")):
+        write(root / f"proc/irq/{irq}/smp_affinity_list", requested)
+        write(root / f"proc/irq/{irq}/effective_affinity_list", effective)
+    for name, mtu in (("bond0", 9000), ("bond0.20", 1500)):
+        write(root / "sys/class/net" / name / "mtu", str(mtu))
+    write(root / "proc/net/vlan/bond0.20", VLAN_PROC)
+    write(root / "proc/net/bonding/bond0", BOND_PROC)
+    ib = root / "sys/class/infiniband/rxe0/ports/1"
+    write(ib / "state", "4: ACTIVE")
+    write(ib / "rate", "100 Gb/sec (4X EDR)")
+    write(ib / "gid_attrs/ndevs/0", "bond0.20")
+    return root
+
+
+HOST = {
+    "mgmt_interface": "eno1",
+    "nics": [
+        {
+            "name": "cx4",
+            "pci": "0000:65:00.0",
+            "model": "ConnectX-4",
+            "ports": [{"port": 1, "netdev": "ens1f0"}, {"port": 2, "netdev": "ens1f1"}],
+        }
+    ],
+    "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mtu": 9000},
+    "vlans": [{"id": 20, "address": "12.0.20.1/24"}, {"id": 30, "address": "12.0.30.1/24"}],
+}
+
+
+def gather(root):
+    return facts_module.gather({"root": str(root), "host": HOST})
+
+
+def test_virtio_child_resolves_to_its_pci_parent(tree):
+    info = gather(tree)["netdevs"]["ens1f0"]
+    assert info["pci"] == "0000:65:00.0"
+    assert (info["numa_node"], info["node_cpus"]) == (1, "2-3")
+    assert info["speed_mbps"] is None  # virtio reports -1
+    assert info["pcie_link"] == "8.0 GT/s PCIe x8"
+    assert info["pcie_gbps"] == 63.008
+    assert info["irqs"] == [
+        {"irq": 42, "requested": "2", "effective": "2"},
+        {"irq": 43, "requested": "0", "effective": "2"},
+    ]
+
+
+def test_connectx_function_is_its_own_pci_device(tree):
+    info = gather(tree)["netdevs"]["ens1f1"]
+    assert info["pci"] == "0000:65:00.1"
+    assert info["speed_mbps"] == 100000
+    assert [i["irq"] for i in info["irqs"]] == [51]
+
+
+def test_mtus_vlans_bond_rdma_and_local_cpus(tree):
+    facts = gather(tree)
+    assert facts["mtus"] == {"bond0": 9000, "ens1f0": 9000, "ens1f1": 9000, "bond0.20": 1500}
+    assert facts["vlans"]["bond0.20"] == {
+        "exists": True,
+        "vlan_id": 20,
+        "egress_qos_map": dict.fromkeys(range(8), 3),
+    }
+    assert facts["vlans"]["bond0.30"]["exists"] is False
+    assert facts["bond"]["active_aggregator"] == 1
+    assert facts["bond"]["members"]["ens1f1"] == {
+        "mii_status": "down",
+        "speed": "Unknown",
+        "aggregator": 2,
+    }
+    assert facts["rdma"]["rxe0"]["netdev"] == "bond0.20"
+    assert facts["rdma"]["rxe0"]["software"] is True
+    assert facts["nic_local_cpus"] == "2-3"
+
+
+def test_missing_interface_and_bond(tree):
+    host = dict(HOST, bond={"name": "bond9", "members": ["ens9"], "mtu": 9000}, vlans=[])
+    host["nics"] = []
+    facts = facts_module.gather({"root": str(tree), "host": host})
+    assert facts["netdevs"]["ens9"] == {"exists": False}
+    assert facts["bond"] == {"exists": False}
+
+
+def test_vlan_proc_without_egress_map():
+    text = VLAN_PROC.replace(" EGRESS priority mappings: 0:3 1:3 2:3 3:3 4:3 5:3 6:3 7:3", "")
+    assert facts_module.parse_vlan_proc(text + " EGRESS priority mappings: \n") == {
+        "vlan_id": 20,
+        "egress_qos_map": {},
+    }
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="raw ICMP sockets need root")
+def test_df_ping_loopback_reply_and_too_big():
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close()
+    except OSError as exc:
+        pytest.skip(f"raw sockets not permitted here: {exc}")
+    assert facts_module.df_ping("127.0.0.1", 1472, "lo", 2, 1.0) == {"ok": True, "error": ""}
+    too_big = facts_module.df_ping("127.0.0.1", 70000, "lo", 1, 0.5)
+    assert too_big["ok"] is False
+    assert too_big["error"]
+
+
+def test_df_ping_on_a_missing_interface_says_so():
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close()
+    except OSError as exc:
+        pytest.skip(f"raw sockets not permitted here: {exc}")
+    result = facts_module.df_ping("127.0.0.1", 100, "nosuchif0", 1, 0.5)
+    assert result["ok"] is False
+    assert result["error"].startswith("cannot send on nosuchif0")
