@@ -13,7 +13,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-ETHERNET_PORTS = [f"1/{n}" for n in range(1, 33)]
+# The SX1036 of seed 001: 36 QSFP ports.
+ETHERNET_PORTS = [f"1/{n}" for n in range(1, 37)]
 MTU_MIN, MTU_MAX = 1500, 9216
 MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 PROTOCOLS = ("mlag", "magp", "vrrp")
