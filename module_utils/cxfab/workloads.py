@@ -168,6 +168,8 @@ def plan_pair(
                     server_ip,
                     "-lp",
                     str(port),
+                    # Connect through RDMA-CM: it picks the RoCE GID from the address.
+                    "-cm1",
                     "-t",
                     str(duration),
                     "rc_rdma_write_bw",

@@ -72,6 +72,8 @@ def test_plan_addresses_ports_and_references():
         ("pingpong", "rdma", 65536),
     ]
     assert {"iperf3", "ib_write_bw", "qperf", "rcat"} <= {r["tool"] for r in plan}
+    qperf = next(r for r in plan if r["tool"] == "qperf")
+    assert "-cm1" in qperf["client"], "qperf must use RDMA-CM to find RoCE GIDs"
     ports = [r["port"] for r in plan]
     assert len(set(ports)) == len(ports), "every run needs its own port"
     first = plan[0]
