@@ -19,4 +19,5 @@ class FilterModule:
             "cxfab_pingpong": workloads.pingpong_result,
             "cxfab_workload_plan": workloads.plan_pair,
             "cxfab_workload_result": workloads.run_result,
+            "cxfab_workload_client_error": workloads.client_error,
         }

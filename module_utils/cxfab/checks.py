@@ -575,7 +575,20 @@ def _bps(rows, tool, transport=None, size=None):
     return None
 
 
-def _relative(out, thresholds, key, at, value, ref, what, against):
+def _error(rows, tool, transport=None, size=None) -> str:
+    """Why a run of `tool` has no figure (the rdma_workloads role records it), or ''."""
+    for row in rows:
+        if (
+            row.get("tool") == tool
+            and row.get("error")
+            and transport in (None, row.get("transport"))
+            and size in (None, row.get("size_bytes"))
+        ):
+            return str(row["error"])
+    return ""
+
+
+def _relative(out, thresholds, key, at, value, ref, what, against, why_missing=""):
     """value / ref >= thresholds[key]; skip (with the reason) without a threshold."""
     threshold = thresholds.get(key)
     check_id = f"perf.{key}" + (f".{at}" if at else "")
@@ -586,7 +599,8 @@ def _relative(out, thresholds, key, at, value, ref, what, against):
         reason = f"no workloads.thresholds.{key} in the inventory"
         out.skip(check_id, f"{what} vs {against}", reason)
     elif value is None or not ref:
-        out.fail(check_id, expected, f"{what if value is None else against}: no result")
+        missing = what if value is None else against
+        out.fail(check_id, expected, f"{missing}: {why_missing or 'no result'}")
     else:
         ratio = value / ref
         observed = f"ratio {ratio:.3f} ({_gbps(value)} vs {_gbps(ref)})"
@@ -627,6 +641,7 @@ def perf_checks(workloads, hosts, results, host_facts, run_error="") -> tuple[li
                 _bps(rows, "ib_write_bw", size=size),
                 "pingpong over RDMA",
                 "ib_write_bw",
+                _error(rows, "pingpong", "rdma", size) or _error(rows, "ib_write_bw", size=size),
             )
         tcp = [b for b in (_bps(rows, "pingpong", "tcp", s) for s in sizes) if b is not None]
         _relative(
@@ -638,6 +653,7 @@ def perf_checks(workloads, hosts, results, host_facts, run_error="") -> tuple[li
             _bps(rows, "iperf3"),
             "best pingpong over TCP",
             "iperf3",
+            _error(rows, "pingpong", "tcp") or _error(rows, "iperf3"),
         )
         _link_fraction(perf, pair, hosts, host_facts, thresholds, rows)
         _checksums(integrity, rows, sizes)

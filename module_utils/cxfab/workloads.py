@@ -218,3 +218,17 @@ def run_result(run: dict, stdout: str) -> dict:
     else:
         result["bits_per_second"] = None
     return result
+
+
+def client_error(run: dict, stdout: str) -> str:
+    """Why a client's output holds no result ('' when it does).
+
+    Some tools exit 0 without measuring anything (iperf3 -J reports "unable to
+    connect" in its JSON with status 0), so the exit status alone cannot tell a
+    client that reached its server from one that started before the server did.
+    """
+    try:
+        run_result(run, stdout)
+    except (ValueError, KeyError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+        return str(exc) or type(exc).__name__
+    return ""

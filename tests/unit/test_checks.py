@@ -752,6 +752,16 @@ def test_perf_missing_reference_fails():
     assert (check["status"], check["observed"]) == ("fail", "iperf3: no result")
 
 
+def test_perf_failed_run_shows_its_recorded_reason():
+    rows = [r for r in workload_results() if r["tool"] != "iperf3"]
+    reason = "Run the client: iperf3: unable to connect to server: Connection refused"
+    rows.append({"pair": "p", "tool": "iperf3", "transport": "tcp", "error": reason})
+    check = by_id(checks.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])[
+        "perf.tcp_vs_iperf3"
+    ]
+    assert (check["status"], check["observed"]) == ("fail", f"iperf3: {reason}")
+
+
 # ---------------------------------------------------------------- helpers and all_checks
 
 

@@ -100,3 +100,29 @@ def test_result_of_pingpong_is_client_to_server_bits():
         "bits_per_second": 8000.0,
         "checksum": "00ff",
     }
+
+
+IPERF3_REFUSED = """{
+  "start": {"connected": [], "version": "iperf 3.12"},
+  "intervals": [],
+  "end": {},
+  "error": "unable to connect to server: Connection refused"
+}"""
+
+
+def test_client_error_sees_iperf3_refused_despite_exit_status_0():
+    run = {"tool": "iperf3", "transport": "tcp", "size_bytes": None}
+    assert "Connection refused" in workloads.client_error(run, IPERF3_REFUSED)
+
+
+def test_client_error_is_empty_for_a_result():
+    run = {"tool": "pingpong", "transport": "tcp", "size_bytes": 4096}
+    out = '{"checksum": "00ff", "bytes_per_s_client_to_server": 1000.0}'
+    assert workloads.client_error(run, out) == ""
+
+
+def test_client_error_names_unparsable_output():
+    run = {"tool": "ib_write_bw", "transport": "rdma", "size_bytes": 65536}
+    assert "no result table" in workloads.client_error(run, "Couldn't connect to 12.0.30.2")
+    run = {"tool": "pingpong", "transport": "rdma", "size_bytes": 65536}
+    assert workloads.client_error(run, "")
