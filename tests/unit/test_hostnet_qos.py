@@ -14,6 +14,7 @@ from cxfab.hostnet.qos import (
     mlnx_unrepresentable,
     quantise_mlnx,
     tc_args,
+    tc_classes,
     tc_state,
 )
 
@@ -150,3 +151,32 @@ def test_tc_read_back_matches_plan():
     assert differences(expected_state(plan, "tc"), observed) == []
     missing = tc_state("[]", "[]", "[]", ceiling_mbps=100000)
     assert differences(expected_state(plan, "tc"), missing)
+
+
+# What iproute2 6.1 prints for `tc -j class show` on an HTB tree: text, not JSON.
+TC_61_CLASSES = """\
+class htb 1:11 parent 1:1 prio 0 rate 5Gbit ceil 5Gbit burst 15000b cburst 15000b
+class htb 1:10 parent 1:1 prio 0 rate 1Gbit ceil 1Gbit burst 15000b cburst 15000b
+class htb 1:1 root rate 100Gbit ceil 100Gbit burst 1600b cburst 1600b
+class htb 1:13 parent 1:1 prio 0 rate 100Gbit ceil 100Gbit burst 1600b cburst 1600b
+class htb 1:12 parent 1:1 prio 0 rate 100Gbit ceil 100Gbit burst 1600b cburst 1600b
+class htb 1:17 parent 1:1 prio 0 rate 300Kbit ceil 2500Kbit burst 1600b cburst 1600b
+"""
+
+
+def test_tc_read_back_accepts_the_text_iproute2_61_prints_with_j():
+    classes = tc_classes(TC_61_CLASSES)
+    assert classes[0] == {
+        "class": "htb", "handle": "1:11", "parent": "1:1", "rate": 625_000_000, "ceil": 625_000_000
+    }  # fmt: skip
+    assert classes[2] == {"class": "htb", "handle": "1:1", "rate": 12_500_000_000,
+                          "ceil": 12_500_000_000}  # fmt: skip
+    assert classes[5]["rate"] == 37_500 and classes[5]["ceil"] == 312_500
+    qdiscs = json.dumps([{"kind": "htb", "handle": "1:", "root": True}])
+    filters = json.dumps(
+        [{"kind": "flower", "options": {"keys": {"vlan_prio": p}, "classid": f"1:1{p // 2}"}}
+         for p in range(8)]
+    )  # fmt: skip
+    observed = tc_state(qdiscs, TC_61_CLASSES, filters, ceiling_mbps=100000)
+    assert differences(expected_state(qos_plan(HOST), "tc"), observed) == []
+    assert tc_classes("") == [] and tc_classes("\n") == []

@@ -232,6 +232,35 @@ def _json(text: str, empty):
     return json.loads(text) if text else empty
 
 
+_TC_RATE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT]?)bit$")
+_TC_RATE_SCALE = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def tc_classes(text: str) -> list[dict]:
+    """`tc -j class show`, as JSON where iproute2 prints it (rates in bytes/s).
+
+    iproute2 6.1 has no JSON printer for HTB classes and prints its text format even
+    with -j (`class htb 1:10 parent 1:1 prio 0 rate 20Mbit ceil 20Mbit ...`), so
+    that form is read into the same keys.
+    """
+    text = (text or "").strip()
+    if not text or text.startswith("["):
+        return _json(text, [])
+    classes = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 3 or fields[0] != "class":
+            continue
+        cls: dict = {"class": fields[1], "handle": fields[2]}
+        for key, value in zip(fields[3:], fields[4:], strict=False):
+            if key == "parent":
+                cls["parent"] = value
+            elif key in ("rate", "ceil") and (rate := _TC_RATE.match(value)):
+                cls[key] = round(float(rate[1]) * _TC_RATE_SCALE[rate[2]] / 8)
+        classes.append(cls)
+    return classes
+
+
 def tc_classid(tc: int) -> str:
     return f"1:{10 + tc}"
 
@@ -278,7 +307,7 @@ def tc_state(qdisc_json: str, class_json: str, filter_json: str, ceiling_mbps: i
     if not root or root.get("kind") != "htb" or root.get("handle") != TC_ROOT_HANDLE:
         return {"prio_tc": [None] * NUM_PRIORITIES, "tcs": {}, "root": root and root.get("kind")}
     tcs = {}
-    for cls in _json(class_json, []):
+    for cls in tc_classes(class_json):
         handle = cls.get("handle", "")
         major, _, minor = handle.partition(":")
         if major != "1" or not minor.isdigit() or not 10 <= int(minor) < 10 + NUM_TCS:
