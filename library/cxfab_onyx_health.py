@@ -34,12 +34,14 @@ options:
     required: true
   scope:
     description:
+      - C(all) checks both peers' own config and everything they share (verify.yml,
+        once per pair).
       - C(pair) checks this switch and everything the two peers share;
         C(core) checks this switch's own config plus the MLAG itself (Up, IPL Up,
         VIP nodes, same system MAC), used while the partner waits for its turn;
         C(local) checks only this switch's own config (used while its partner is still blank).
     type: str
-    choices: [local, core, pair]
+    choices: [local, core, pair, all]
     default: pair
   username:
     description: CLI user.
@@ -119,6 +121,8 @@ CORE_CHECKS = frozenset({"mlag.enabled", "mlag.oper", "mlag.ipl_state", "mlag_vi
 
 
 def _selected(check: dict, own: bool, scope: str) -> bool:
+    if scope == "all":
+        return True
     if scope == "local":
         return own and check["scope"] == "local"
     if scope == "core":
@@ -141,7 +145,7 @@ def _round(structures, switch, scope, username, password):
             for c in health.pair_checks(structures[switch]["pair"], structures, outputs)
             if c["id"] == "mlag.system_mac_equal"
         ]
-    if scope == "pair":
+    if scope in ("pair", "all"):
         checks += health.pair_checks(structures[switch]["pair"], structures, outputs)
     return checks, outputs, releases
 
@@ -151,7 +155,7 @@ def main():
         argument_spec={
             "fabric": {"type": "dict", "required": True},
             "switch": {"type": "str", "required": True},
-            "scope": {"type": "str", "choices": ["local", "core", "pair"], "default": "pair"},
+            "scope": {"type": "str", "choices": ["local", "core", "pair", "all"], "default": "pair"},
             "username": {"type": "str", "required": True},
             "password": {"type": "str", "required": True, "no_log": True},
             "wait": {"type": "int", "default": 0},
