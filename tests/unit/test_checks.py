@@ -453,6 +453,19 @@ def test_irq_requested_far_but_not_yet_moved_still_fails():
     assert check["observed"] == "IRQ 42->0 (now 2)"
 
 
+def test_irq_pinned_near_but_not_fired_since_passes_and_says_so():
+    facts = healthy_facts()
+    facts["netdevs"]["ens1f0"]["irqs"] = [
+        {"irq": 42, "requested": "2", "effective": "2"},
+        {"irq": 43, "requested": "3", "effective": "0"},
+    ]
+    intent = checks.network_intent(host_intent())
+    check = by_id(checks.irq_checks("h1", host_intent(), intent, facts))["irq.ens1f0"]
+    assert check["status"] == "pass"
+    assert check["observed"] == "IRQ 42->2, 43->3 (now 0)"
+    assert check["message"] == "IRQ 43 move at their next interrupt (none since pinned)"
+
+
 def test_irq_policy_off_and_unknown_numa_node_skip():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["numa_node"] = -1
