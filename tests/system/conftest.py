@@ -1,12 +1,15 @@
 """Lab tier: tests that run on the two host guests of the lab (make lab-up).
 
-Every test builds the interfaces it needs on the guests' data ports and removes them
-afterwards (names start with `lt`, addresses in 10.250.0.0/16), so the guests are
-left as `make lab-up` made them for the host roles.
+Two kinds of test. The `test_lab_*` suites (fixture `clean_lab`) build the interfaces
+they need on the guests' bare data ports and remove them afterwards (names start with
+`lt`, addresses in 10.250.0.0/16), so the guests are left as `make lab-up` made them.
+The other suites (fixture `deployed`) need the lab as site.yml leaves it, so they run
+after those, in a pytest run of their own (tests/lab/lab.mk).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 from dataclasses import dataclass, field
@@ -22,6 +25,7 @@ from tests.lab.vm.topology import (
     SSH_KEY,
     Guest,
 )
+from tests.system.deployment import Deployment
 
 pytestmark = pytest.mark.lab
 
@@ -166,3 +170,26 @@ def host1(lab) -> LabHost:
 @pytest.fixture
 def host2(lab) -> LabHost:
     return lab.hosts[1]
+
+
+_SITE_FAILURE: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def deployed(lab):
+    """The lab configured by site.yml on inventories/lab, once per session.
+
+    CXFAB_LAB_CONFIGURED=1 skips the run when the lab was just configured (e.g. by
+    `make demo LAB_KEEP=1`). A failed site.yml fails every test that needs it with
+    the play's output, without running it again.
+    """
+    if _SITE_FAILURE:
+        pytest.fail(_SITE_FAILURE[0], pytrace=False)
+    deployment = Deployment()
+    if os.environ.get("CXFAB_LAB_CONFIGURED") != "1":
+        run = deployment.play("site.yml")
+        if run.returncode != 0:
+            _SITE_FAILURE.append(f"site.yml failed on the lab: {run.tail()}")
+            pytest.fail(_SITE_FAILURE[0], pytrace=False)
+        deployment.first_site = run
+    return deployment

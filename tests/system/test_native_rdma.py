@@ -1,7 +1,7 @@
 """native/ over soft-RoCE between the two lab guests (lab-host1 -> lab-host2).
 
-Needs the lab (`make lab-up`, then site.yml so the rdma_stack role has created
-the rxe devices); skips with the reason otherwise. The guests share the
+Runs on the lab as site.yml configured it (the session's `deployed` fixture): the
+rdma_stack role has created the rxe devices over the bonds. The guests share the
 controller's root file system, so they run the binaries of native/build/.
 """
 
@@ -23,10 +23,9 @@ pytestmark = [pytest.mark.lab, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
-def pair():
+def pair(deployed):
     found = lab_pair()
-    if isinstance(found, str):
-        pytest.skip(found)
+    assert not isinstance(found, str), f"site.yml ran, yet: {found}"
     subprocess.run(["make", "-s", "-C", str(REPO / "native")], check=True)
     return found
 

@@ -1,0 +1,99 @@
+"""The lab after site.yml: the playbooks run against `inventories/lab` as `make demo`
+runs them, once per pytest session (the `deployed` fixture in conftest.py).
+
+The suites that need the roles' result (the demo's promise, the host roles, the
+native programs over soft-RoCE, the planted faults) share that one run: under TCG
+site.yml takes several minutes, so running it per suite would dominate the tier.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from tests.lab.vm.topology import INVENTORY_DIR, REPO_ROOT
+
+ANSIBLE_BIN = REPO_ROOT / ".venv" / "bin"
+RECAP = re.compile(
+    r"^(\S+)\s*:\s*ok=\d+\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE
+)
+PLAYBOOK_TIMEOUT = 2400
+
+
+@dataclass
+class PlaybookRun:
+    playbook: str
+    returncode: int
+    output: str
+
+    @property
+    def recap(self) -> dict[str, dict[str, int]]:
+        """PLAY RECAP per host: changed, unreachable, failed."""
+        return {
+            m[1]: {"changed": int(m[2]), "unreachable": int(m[3]), "failed": int(m[4])}
+            for m in RECAP.finditer(self.output)
+        }
+
+    def changed_hosts(self) -> dict[str, int]:
+        return {h: s["changed"] for h, s in self.recap.items() if s["changed"] and h != "localhost"}
+
+    def tail(self, chars: int = 4000) -> str:
+        return f"{self.playbook} exited {self.returncode}:\n{self.output[-chars:]}"
+
+
+class Deployment:
+    """ansible-playbook on an inventory of the lab (the lab's own unless told)."""
+
+    def __init__(self, inventory: Path = INVENTORY_DIR):
+        self.inventory = inventory
+        self.first_site: PlaybookRun | None = None
+
+    def play(
+        self,
+        playbook: str | Path,
+        *extra: str,
+        reports: Path | None = None,
+        inventory: Path | None = None,
+    ) -> PlaybookRun:
+        path = Path(playbook)
+        if not path.is_absolute():
+            path = REPO_ROOT / "playbooks" / path
+        argv = [str(ANSIBLE_BIN / "ansible-playbook"), "-i", str(inventory or self.inventory)]
+        argv += [str(path), *extra]
+        if reports is not None:
+            argv += ["-e", f"cxfab_reports_dir={reports}"]
+        env = dict(
+            os.environ,
+            ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"),
+            ANSIBLE_NOCOLOR="1",
+            PATH=f"{ANSIBLE_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        )
+        proc = subprocess.run(
+            argv,
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PLAYBOOK_TIMEOUT,
+            check=False,
+        )
+        return PlaybookRun(path.name, proc.returncode, proc.stdout + proc.stderr)
+
+    def healthy(self, playbook: str | Path, *extra: str) -> PlaybookRun:
+        run = self.play(playbook, *extra)
+        assert run.returncode == 0, run.tail()
+        return run
+
+    def intent(self, host: str) -> dict:
+        """The variables the inventory gives `host` (group_vars/all, hosts, host_vars)."""
+        merged: dict = {}
+        folders = ("group_vars/all", "group_vars/hosts", f"host_vars/{host}")
+        for folder in folders:
+            for path in sorted((self.inventory / folder).glob("*.yml")):
+                merged.update(yaml.safe_load(path.read_text()) or {})
+        return merged
