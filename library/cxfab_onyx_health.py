@@ -155,7 +155,11 @@ def main():
         argument_spec={
             "fabric": {"type": "dict", "required": True},
             "switch": {"type": "str", "required": True},
-            "scope": {"type": "str", "choices": ["local", "core", "pair", "all"], "default": "pair"},
+            "scope": {
+                "type": "str",
+                "choices": ["local", "core", "pair", "all"],
+                "default": "pair",
+            },
             "username": {"type": "str", "required": True},
             "password": {"type": "str", "required": True, "no_log": True},
             "wait": {"type": "int", "default": 0},

@@ -11,6 +11,7 @@ backend)` predicts after the hardware's quantisation.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -252,7 +253,7 @@ def tc_classes(text: str) -> list[dict]:
         if len(fields) < 3 or fields[0] != "class":
             continue
         cls: dict = {"class": fields[1], "handle": fields[2]}
-        for key, value in zip(fields[3:], fields[4:], strict=False):
+        for key, value in itertools.pairwise(fields[3:]):
             if key == "parent":
                 cls["parent"] = value
             elif key in ("rate", "ceil") and (rate := _TC_RATE.match(value)):
