@@ -609,7 +609,9 @@ def _relative(out, thresholds, key, at, value, ref, what, against, why_missing="
         out.skip(check_id, f"{what} vs {against}", reason)
     elif value is None or not ref:
         missing = what if value is None else against
-        out.fail(check_id, expected, f"{missing}: {why_missing or 'no result'}")
+        measured_zero = value is not None and ref is not None  # the tool averaged 0 b/s
+        reason = why_missing or ("averaged 0 b/s" if measured_zero else "no result")
+        out.fail(check_id, expected, f"{missing}: {reason}")
     else:
         ratio = value / ref
         observed = f"ratio {ratio:.3f} ({_gbps(value)} vs {_gbps(ref)})"

@@ -765,6 +765,17 @@ def test_perf_missing_reference_fails():
     assert (check["status"], check["observed"]) == ("fail", "iperf3: no result")
 
 
+def test_perf_reference_that_averaged_zero_says_so():
+    rows = workload_results()
+    for row in rows:
+        if row["tool"] == "iperf3":
+            row["bits_per_second"] = 0.0
+    check = by_id(checks.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])[
+        "perf.tcp_vs_iperf3"
+    ]
+    assert (check["status"], check["observed"]) == ("fail", "iperf3: averaged 0 b/s")
+
+
 def test_perf_failed_run_shows_its_recorded_reason():
     rows = [r for r in workload_results() if r["tool"] != "iperf3"]
     reason = "Run the client: iperf3: unable to connect to server: Connection refused"
