@@ -19,7 +19,8 @@ sys.path.insert(0, str(REPO / "native" / "bench"))
 
 from lab import lab_pair, remote_pingpong  # noqa: E402  (native/bench put on sys.path above)
 
-pytestmark = [pytest.mark.lab, pytest.mark.timeout(900)]
+# 3600: the first test to need `deployed` also waits for site.yml (~15 min under TCG).
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
 
 
 @pytest.fixture(scope="module")
