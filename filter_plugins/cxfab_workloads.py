@@ -9,14 +9,10 @@ from cxfab import workloads
 
 
 class FilterModule:
-    """Parsers of workload outputs and the plan of a host pair's runs."""
+    """The plan of a host pair's runs and the parsing of each run's output."""
 
     def filters(self):
         return {
-            "cxfab_iperf3_bps": workloads.iperf3_bps,
-            "cxfab_perftest_bps": workloads.perftest_bps,
-            "cxfab_qperf_bps": workloads.qperf_bps,
-            "cxfab_pingpong": workloads.pingpong_result,
             "cxfab_workload_plan": workloads.plan_pair,
             "cxfab_workload_result": workloads.run_result,
             "cxfab_workload_client_error": workloads.client_error,

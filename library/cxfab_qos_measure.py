@@ -63,10 +63,8 @@ passed:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.measure import (  # noqa: E402
-    iperf3_bits_per_second,
-    judge,
-)
+from ansible.module_utils.cxfab.hostnet.measure import judge  # noqa: E402
+from ansible.module_utils.cxfab.workloads import iperf3_bps  # noqa: E402
 
 
 def main():
@@ -96,7 +94,7 @@ def main():
         ]  # fmt: skip
         rc, out, _err = module.run_command(argv)
         try:
-            bits = iperf3_bits_per_second(out)
+            bits = iperf3_bps(out)
         except ValueError as exc:
             module.fail_json(msg=f"targets[{index}] (VLAN {target['vlan']}): {exc}", rc=rc)
         limit = target.get("limit_mbps")

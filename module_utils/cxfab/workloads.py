@@ -13,11 +13,16 @@ _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 def iperf3_bps(stdout: str) -> float:
-    """iperf3 -J: the receiver's view of the whole run."""
+    """iperf3 -J: the receiver's view of the whole run (summed over parallel streams)."""
     data = json.loads(stdout)
-    if "error" in data:
+    if data.get("error"):
         raise ValueError(f"iperf3: {data['error']}")
-    return float(data["end"]["sum_received"]["bits_per_second"])
+    end = data.get("end") or {}
+    for key in ("sum_received", "sum"):
+        value = (end.get(key) or {}).get("bits_per_second")
+        if value is not None:
+            return float(value)
+    raise ValueError("iperf3 output has no end.sum_received.bits_per_second")
 
 
 def perftest_bps(stdout: str) -> float:

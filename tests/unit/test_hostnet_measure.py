@@ -1,21 +1,9 @@
-"""QoS measurement verdicts: limited VLANs within tolerance, unlimited above every limit."""
+"""QoS measurement verdicts: limited VLANs within tolerance, unlimited above every limit.
 
-import json
+(The iperf3 figures come from cxfab.workloads.iperf3_bps: tests/unit/test_workloads.py.)
+"""
 
-import pytest
-from cxfab.hostnet.measure import iperf3_bits_per_second, judge
-
-
-def test_iperf3_receiver_sum_is_used():
-    out = json.dumps(
-        {"end": {"sum_sent": {"bits_per_second": 2e8}, "sum_received": {"bits_per_second": 1e8}}}
-    )
-    assert iperf3_bits_per_second(out) == 1e8
-
-
-def test_iperf3_error_is_raised():
-    with pytest.raises(ValueError, match="unable to connect"):
-        iperf3_bits_per_second(json.dumps({"error": "unable to connect to server"}))
+from cxfab.hostnet.measure import judge
 
 
 def test_judge_seed_001_figures_pass():

@@ -1,5 +1,7 @@
 """Workload output parsers and the plan of a host pair's runs."""
 
+import json
+
 import pytest
 from cxfab import workloads
 
@@ -54,6 +56,13 @@ def test_perftest_without_table_says_so():
 def test_qperf_units_bytes_to_bits():
     assert workloads.qperf_bps(QPERF, "rc_rdma_write_bw") == pytest.approx(76e9)
     assert workloads.qperf_bps(QPERF, "tcp_bw") == pytest.approx(812e6 * 8)
+
+
+def test_iperf3_receiver_sum_is_used():
+    out = json.dumps(
+        {"end": {"sum_sent": {"bits_per_second": 2e8}, "sum_received": {"bits_per_second": 1e8}}}
+    )
+    assert workloads.iperf3_bps(out) == 1e8
 
 
 def test_iperf3_error_is_raised():

@@ -1,21 +1,7 @@
-"""Per-VLAN QoS measurement: parse iperf3 JSON and judge each VLAN against its limit."""
+"""Per-VLAN QoS measurement: judge each VLAN against its limit (iperf3 figures are
+parsed by cxfab.workloads.iperf3_bps, shared with the workload runs)."""
 
 from __future__ import annotations
-
-import json
-
-
-def iperf3_bits_per_second(output: str) -> float:
-    """Receiver-side throughput of an `iperf3 -J` client run (sum over streams)."""
-    data = json.loads(output)
-    if data.get("error"):
-        raise ValueError(f"iperf3: {data['error']}")
-    end = data.get("end") or {}
-    for key in ("sum_received", "sum"):
-        value = (end.get(key) or {}).get("bits_per_second")
-        if value is not None:
-            return float(value)
-    raise ValueError("iperf3 output has no end.sum_received.bits_per_second")
 
 
 def judge(results: list[dict], tolerance: float) -> list[dict]:
