@@ -571,30 +571,28 @@ def _ceiling(host: dict, facts: dict) -> tuple[float | None, str]:
     return min(min(rates), min(pcie)), f"port {min(rates):g} Gb/s, PCIe {min(pcie):g} Gb/s"
 
 
-def _bps(rows, tool, transport=None, size=None):
-    """Bits per second of the first matching result, None when it did not run."""
+def _first(rows, key, tool, transport=None, size=None):
+    """`key` of the first result of `tool` (at that transport and size) that has it."""
     for row in rows:
         if (
             row.get("tool") == tool
-            and row.get("bits_per_second") is not None
+            and row.get(key) is not None
             and transport in (None, row.get("transport"))
             and size in (None, row.get("size_bytes"))
         ):
-            return float(row["bits_per_second"])
+            return row[key]
     return None
+
+
+def _bps(rows, tool, transport=None, size=None):
+    """Bits per second of the first matching result, None when it did not run."""
+    value = _first(rows, "bits_per_second", tool, transport, size)
+    return None if value is None else float(value)
 
 
 def _error(rows, tool, transport=None, size=None) -> str:
     """Why a run of `tool` has no figure (the rdma_workloads role records it), or ''."""
-    for row in rows:
-        if (
-            row.get("tool") == tool
-            and row.get("error")
-            and transport in (None, row.get("transport"))
-            and size in (None, row.get("size_bytes"))
-        ):
-            return str(row["error"])
-    return ""
+    return str(_first(rows, "error", tool, transport, size) or "")
 
 
 def _relative(out, thresholds, key, at, value, ref, what, against, why_missing=""):

@@ -430,14 +430,21 @@ def test_network_drift_lists_the_actions():
 # ---------------------------------------------------------------- IRQ affinity
 
 
-def test_irqs_on_the_far_node_fail_with_their_cpus():
+def irq_check_of_ens1f0(irqs: list[dict]) -> dict:
+    """The irq.ens1f0 check when ens1f0's MSI-X IRQs read back as `irqs`."""
     facts = healthy_facts()
-    facts["netdevs"]["ens1f0"]["irqs"] = [
-        {"irq": 42, "requested": "0", "effective": "0"},
-        {"irq": 43, "requested": "3", "effective": "3"},
-    ]
+    facts["netdevs"]["ens1f0"]["irqs"] = irqs
     intent = checks.network_intent(host_intent())
-    check = by_id(checks.irq_checks("h1", host_intent(), intent, facts))["irq.ens1f0"]
+    return by_id(checks.irq_checks("h1", host_intent(), intent, facts))["irq.ens1f0"]
+
+
+def test_irqs_on_the_far_node_fail_with_their_cpus():
+    check = irq_check_of_ens1f0(
+        [
+            {"irq": 42, "requested": "0", "effective": "0"},
+            {"irq": 43, "requested": "3", "effective": "3"},
+        ]
+    )
     assert check["status"] == "fail"
     assert check["observed"] == "IRQ 42->0, 43->3"
     assert check["message"] == "IRQ 42 outside 2-3"
@@ -445,22 +452,18 @@ def test_irqs_on_the_far_node_fail_with_their_cpus():
 
 
 def test_irq_requested_far_but_not_yet_moved_still_fails():
-    facts = healthy_facts()
-    facts["netdevs"]["ens1f0"]["irqs"] = [{"irq": 42, "requested": "0", "effective": "2"}]
-    intent = checks.network_intent(host_intent())
-    check = by_id(checks.irq_checks("h1", host_intent(), intent, facts))["irq.ens1f0"]
+    check = irq_check_of_ens1f0([{"irq": 42, "requested": "0", "effective": "2"}])
     assert check["status"] == "fail"
     assert check["observed"] == "IRQ 42->0 (now 2)"
 
 
 def test_irq_pinned_near_but_not_fired_since_passes_and_says_so():
-    facts = healthy_facts()
-    facts["netdevs"]["ens1f0"]["irqs"] = [
-        {"irq": 42, "requested": "2", "effective": "2"},
-        {"irq": 43, "requested": "3", "effective": "0"},
-    ]
-    intent = checks.network_intent(host_intent())
-    check = by_id(checks.irq_checks("h1", host_intent(), intent, facts))["irq.ens1f0"]
+    check = irq_check_of_ens1f0(
+        [
+            {"irq": 42, "requested": "2", "effective": "2"},
+            {"irq": 43, "requested": "3", "effective": "0"},
+        ]
+    )
     assert check["status"] == "pass"
     assert check["observed"] == "IRQ 42->2, 43->3 (now 0)"
     assert check["message"] == "IRQ 43 move at their next interrupt (none since pinned)"

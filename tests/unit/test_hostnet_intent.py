@@ -53,59 +53,75 @@ def test_active_backup_drops_lacp_rate_and_hash_policy():
 
 
 @pytest.mark.parametrize(
-    ("mutate", "path", "reason"),
+    ("build", "mutate", "path", "reason"),
     [
-        (lambda h: h["bond"].update(mode="lacp"), "cxfab_host.bond.mode", "not one of"),
-        (lambda h: h["bond"].update(members=[]), "cxfab_host.bond.members", "at least one"),
         (
+            network_intent,
+            lambda h: h["bond"].update(mode="lacp"),
+            "cxfab_host.bond.mode",
+            "not one of",
+        ),
+        (
+            network_intent,
+            lambda h: h["bond"].update(members=[]),
+            "cxfab_host.bond.members",
+            "at least one",
+        ),
+        (
+            network_intent,
             lambda h: h["bond"].update(members=["a", "a"]),
             "cxfab_host.bond.members",
             "twice",
         ),
-        (lambda h: h["vlans"][0].update(mtu=9216), "cxfab_host.vlans[0].mtu", "larger than"),
         (
+            network_intent,
+            lambda h: h["vlans"][0].update(mtu=9216),
+            "cxfab_host.vlans[0].mtu",
+            "larger than",
+        ),
+        (
+            network_intent,
             lambda h: h["vlans"][2].update(address="12.0.30.300/24"),
             "cxfab_host.vlans[2].address",
             "not an address",
         ),
-        (lambda h: h["qos"][0].update(vlan=99), "cxfab_host.qos", "not in cxfab_host.vlans"),
-        (lambda h: h["vlans"].append({"id": 10}), "cxfab_host.vlans[3].id", "listed twice"),
-    ],
-)
-def test_bad_network_input_names_the_key(mutate, path, reason):
-    host = example_host()
-    mutate(host)
-    with pytest.raises(IntentError) as caught:
-        network_intent(host)
-    assert caught.value.path == path
-    assert reason in str(caught.value)
-
-
-@pytest.mark.parametrize(
-    ("mutate", "path", "reason"),
-    [
         (
+            network_intent,
+            lambda h: h["qos"][0].update(vlan=99),
+            "cxfab_host.qos",
+            "not in cxfab_host.vlans",
+        ),
+        (
+            network_intent,
+            lambda h: h["vlans"].append({"id": 10}),
+            "cxfab_host.vlans[3].id",
+            "listed twice",
+        ),
+        (
+            qos_plan,
             lambda h: h["qos"][1].update(user_priority=1),
             "cxfab_host.qos[1].traffic_class",
             "already maps",
         ),
         (
+            qos_plan,
             lambda h: h["qos"][1].update(traffic_class=0),
             "cxfab_host.qos[1]",
             "configured differently",
         ),
         (
+            qos_plan,
             lambda h: h["qos"][0].update(tsa="ets", bandwidth_percent=40),
             "cxfab_host.qos",
             "sum to 40%",
         ),
-        (lambda h: h["qos"][0].update(tsa="wfq"), "cxfab_host.qos[0].tsa", "not one of"),
+        (qos_plan, lambda h: h["qos"][0].update(tsa="wfq"), "cxfab_host.qos[0].tsa", "not one of"),
     ],
 )
-def test_bad_qos_input_names_the_key(mutate, path, reason):
+def test_bad_input_names_the_key(build, mutate, path, reason):
     host = example_host()
     mutate(host)
     with pytest.raises(IntentError) as caught:
-        qos_plan(host)
+        build(host)
     assert caught.value.path == path
     assert reason in str(caught.value)
