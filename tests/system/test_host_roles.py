@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cxfab.hostnet.cpulist import parse_cpulist
 from cxfab.hostnet.qos import tc_classes
 
 from tests.lab.vm.topology import GUESTS
@@ -43,13 +44,8 @@ def data_pcis(host, intent: dict) -> list[str]:
     return sorted({Path(host.pci_device(port)).name for port in data_ports(intent)})
 
 
-def expand(cpulist: str) -> set[int]:
-    cpus: set[int] = set()
-    for part in cpulist.strip().split(","):
-        if part:
-            low, _, high = part.partition("-")
-            cpus.update(range(int(low), int(high or low) + 1))
-    return cpus
+def cpus(cpulist: str) -> set[int]:
+    return set(parse_cpulist(cpulist))
 
 
 def test_bond_vlans_mtu_and_egress_maps_are_live(guests, intents):
@@ -103,7 +99,7 @@ def test_irqs_of_data_nics_are_on_nic_local_cpus(guests, intents):
         host = guests[name]
         pcis = data_pcis(host, intent)
         node = host.run(f"cat /sys/bus/pci/devices/{pcis[0]}/numa_node").strip()
-        allowed = expand(host.run(f"cat /sys/devices/system/node/node{node}/cpulist"))
+        allowed = cpus(host.run(f"cat /sys/devices/system/node/node{node}/cpulist"))
         peer_address = intents[peer_of[name]]["vlans"][-1]["address"].split("/")[0]
         host.run(f"ping -c 20 -i 0.05 -q {peer_address}", check=False)
         moved = 0
@@ -111,9 +107,9 @@ def test_irqs_of_data_nics_are_on_nic_local_cpus(guests, intents):
             irqs = host.run(f"ls /sys/bus/pci/devices/{pci}/msi_irqs").split()
             assert irqs, f"{name} {pci} has no MSI-X IRQs"
             for irq in irqs:
-                requested = expand(host.run(f"cat /proc/irq/{irq}/smp_affinity_list"))
+                requested = cpus(host.run(f"cat /proc/irq/{irq}/smp_affinity_list"))
                 assert len(requested) == 1 and requested <= allowed, (name, irq, requested)
-                effective = expand(host.run(f"cat /proc/irq/{irq}/effective_affinity_list"))
+                effective = cpus(host.run(f"cat /proc/irq/{irq}/effective_affinity_list"))
                 moved += effective <= allowed
         assert moved > 0, f"{name}: no data IRQ has moved to node {node} yet"
 

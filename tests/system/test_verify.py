@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.lab.vm import lab as labctl
 from tests.lab.vm.topology import GUESTS, INVENTORY_DIR, ONYX_RUN_DIR, REPO_ROOT
 from tests.system.deployment import Deployment
 
@@ -49,12 +48,10 @@ def verify_fails(deployed: Deployment, reports: Path, tag: str, check_id: str, t
     return found
 
 
-def ssh(command: str, guest=GUESTS[0]) -> str:
-    result = subprocess.run(
-        labctl.ssh_argv(guest, command), capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0, f"{command}: {result.stderr}"
-    return result.stdout
+@pytest.fixture(scope="module")
+def guest(lab):
+    """lab-host1 over the lab's shared SSH connection."""
+    return lab.hosts[0]
 
 
 @pytest.fixture(scope="module")
@@ -63,29 +60,29 @@ def intent(deployed) -> dict:
 
 
 @pytest.fixture(scope="module")
-def host_faults(deployed, intent, tmp_path_factory) -> dict:
+def host_faults(deployed, intent, lab, guest, tmp_path_factory) -> dict:
     """Three host faults planted at once and one `verify.yml --tags verify_hosts` run
     (each check is independent and a run costs minutes under TCG): the NIC's IRQs
     on the far NUMA node, a VLAN's egress map zeroed, switch side A cut (the first
     bond member loses carrier). Healed afterwards by the owning roles and the wire,
     and verify_hosts must pass again."""
     host = intent["cxfab_host"]
-    irqs = ssh(f"ls /sys/bus/pci/devices/{host['nics'][0]['pci']}/msi_irqs").split()
+    irqs = guest.run(f"ls /sys/bus/pci/devices/{host['nics'][0]['pci']}/msi_irqs").split()
     vlan = f"{host['bond']['name']}.{host['qos'][0]['vlan']}"
     zero = " ".join(f"{prio}:0" for prio in range(8))
     reports = tmp_path_factory.mktemp("host-faults")
-    ssh(" ; ".join(f"echo {FAR_CPU} > /proc/irq/{irq}/smp_affinity_list" for irq in irqs))
-    ssh(f"ip link set dev {vlan} type vlan egress-qos-map {zero}")
-    labctl.set_side("a", up=False)
+    guest.run(" ; ".join(f"echo {FAR_CPU} > /proc/irq/{irq}/smp_affinity_list" for irq in irqs))
+    guest.run(f"ip link set dev {vlan} type vlan egress-qos-map {zero}")
+    lab.cut("a")
     try:
         time.sleep(3)  # miimon notices within 100 ms
         run = deployed.play("verify.yml", "--tags", "verify_hosts", reports=reports)
         yield {"run": run, "report": report(reports), "vlan": vlan, "zero": zero}
     finally:
-        labctl.set_side("a", up=True)
+        lab.restore("a")
         bond = host["bond"]["name"]
         for _ in range(30):
-            if ssh(f"cat /proc/net/bonding/{bond}").count("MII Status: up") >= 3:
+            if guest.run(f"cat /proc/net/bonding/{bond}").count("MII Status: up") >= 3:
                 break
             time.sleep(2)
         deployed.healthy(
@@ -137,9 +134,9 @@ def test_a_changed_switch_system_mac_is_caught(deployed, intent, tmp_path):
     deployed.healthy("verify.yml", "--tags", "verify_switches")
 
 
-def test_a_firmware_image_with_another_psid_is_refused(deployed, intent, tmp_path):
+def test_a_firmware_image_with_another_psid_is_refused(deployed, intent, guest, tmp_path):
     nic = intent["cxfab_host"]["nics"][0]
-    before = ssh(f"mstflint -d {nic['pci']} q")
+    before = guest.run(f"mstflint -d {nic['pci']} q")
     bad = tmp_path / "fw-other-psid.bin"
     subprocess.run(
         [
@@ -171,4 +168,4 @@ def test_a_firmware_image_with_another_psid_is_refused(deployed, intent, tmp_pat
     run = deployed.play("nic_firmware.yml", inventory=inventory)
     assert run.returncode != 0
     assert "PSID mismatch" in run.output and "nothing was burned" in run.output
-    assert ssh(f"mstflint -d {nic['pci']} q") == before, "the refused image changed the flash"
+    assert guest.run(f"mstflint -d {nic['pci']} q") == before, "the refused image changed the flash"
