@@ -14,9 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from tests.lab.vm.topology import INVENTORY_DIR, REPO_ROOT
+from tests.tools.inventory import load as load_inventory
 
 ANSIBLE_BIN = REPO_ROOT / ".venv" / "bin"
 RECAP = re.compile(
@@ -90,10 +89,6 @@ class Deployment:
         return run
 
     def intent(self, host: str) -> dict:
-        """The variables the inventory gives `host` (group_vars/all, hosts, host_vars)."""
-        merged: dict = {}
-        folders = ("group_vars/all", "group_vars/hosts", f"host_vars/{host}")
-        for folder in folders:
-            for path in sorted((self.inventory / folder).glob("*.yml")):
-                merged.update(yaml.safe_load(path.read_text()) or {})
-        return merged
+        """The intent the inventory gives `host`: group_vars/all under its host_vars."""
+        inventory = load_inventory(self.inventory)
+        return {**inventory.all_vars, **inventory.host_vars.get(host, {})}
