@@ -1,0 +1,76 @@
+"""Write the structured config of every device (build/structured/<device>.yml).
+
+Runs once on the controller right after validation (playbooks/validate.yml):
+derives each switch's and each host's structured config from the validated
+fabric (fact `cxfab_fabric`) and publishes them as the fact `cxfab_structured`
+(device name -> structured config), which every role and verify's checks read.
+Nothing is contacted; the files are build outputs, written in check mode too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+_MODULE_UTILS = str(Path(__file__).resolve().parent.parent / "module_utils")
+if _MODULE_UTILS not in sys.path:
+    sys.path.insert(0, _MODULE_UTILS)
+
+from cxfab.onyx.structured import StructuredConfigError  # noqa: E402
+from cxfab.structured import build_all  # noqa: E402
+from cxfab.structured.files import write_structured  # noqa: E402
+
+DOCUMENTATION = r"""
+action: cxfab_structured
+short_description: Derive and write the structured config of every switch and host
+description:
+  - Reads the validated fabric (fact C(cxfab_fabric) of localhost), derives one
+    structured config per device and writes C(<dest>/<device>.yml); files of
+    devices no longer in the fabric are removed.
+  - Publishes the fact C(cxfab_structured) (device name -> structured config).
+    It holds no credentials.
+options:
+  dest:
+    description: Directory of the structured files.
+    type: path
+    required: true
+  prune:
+    description: Switch pruning (see C(cxfab_switch_prune)).
+    type: bool
+    default: true
+"""
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        _, args = self.validate_argument_spec(
+            argument_spec={
+                "dest": {"type": "path", "required": True},
+                "prune": {"type": "bool", "default": True},
+            }
+        )
+        fabric = (task_vars or {}).get("cxfab_fabric")
+        if not isinstance(fabric, dict):
+            raise AnsibleActionFail("cxfab_structured: no validated fabric (run cxfab_validate)")
+        try:
+            devices = build_all(fabric, prune=args["prune"])
+        except StructuredConfigError as error:
+            raise AnsibleActionFail(f"cxfab_structured: fabric {error}") from error
+        written, removed = write_structured(os.path.expanduser(args["dest"]), devices)
+        result.update(
+            changed=False,
+            written=written,
+            removed=removed,
+            ansible_facts={"cxfab_structured": devices},
+            msg=f"structured config of {len(devices)} device(s) in {args['dest']}",
+        )
+        return result

@@ -1,0 +1,242 @@
+"""Validated fabric -> structured config of one host (the host's contract).
+
+Every host role and verify's host checks read only this. The fabric was
+validated (schema + rules) and its defaults filled by fabric.normalise before
+it gets here, so nothing is checked again: this module only derives.
+
+Shape (written to build/structured/<host>.yml):
+
+    host, mgmt_interface
+    nics:      the host's adapters as the inventory gives them (firmware, ports)
+    network:   {bond: {name, members, mode, lacp_rate, miimon, xmit_hash_policy,
+                       mtu, addresses} | null,
+                members: [{name, mtu}],
+                vlans: [{name, id, link, mtu, addresses, egress_qos_map}]}
+    networkd:  {file name: text} (systemd-networkd .netdev/.network files)
+    qos:       {ports, prio_tc, tcs: [8 x {tc, tsa, bandwidth_percent,
+                rate_limit_mbps}]} | null
+    irq:       {interfaces, policy, cpus} | null
+    rdma:      {modules, rxe: [{name, netdev}]}
+    qos_measure: {peer, targets: [{vlan, address, port, limit_mbps}]} | null
+"""
+
+from __future__ import annotations
+
+# Kernel defaults the fabric does not carry (bonding's own miimon is 0: no link
+# monitoring at all, which would keep a dead member in the bond).
+BOND_MIIMON_MS = 100
+# layer2 keeps one peer on one member, as the seed's MLAG bonds do.
+BOND_XMIT_HASH_POLICY = "layer2"
+HASH_POLICY_MODES = ("balance-xor", "802.3ad", "balance-tlb")
+NUM_PRIORITIES = 8
+NUM_TCS = 8
+NETWORKD_PREFIX = "60-cxfab"
+# First iperf3 port of the per-VLAN QoS measurement (one port per VLAN).
+QOS_MEASURE_BASE_PORT = 5301
+RDMA_BASE_MODULES = ("ib_core", "ib_uverbs", "rdma_ucm")
+RXE_MODULE = "rdma_rxe"
+
+
+def bond_section(host: dict) -> dict | None:
+    bond = host.get("bond")
+    if not bond:
+        return None
+    mode = bond["mode"]
+    return {
+        "name": bond["name"],
+        "members": list(bond["members"]),
+        "mode": mode,
+        # The kernel keeps lacp_rate for every mode; only 802.3ad uses it.
+        "lacp_rate": bond["lacp_rate"] if mode == "802.3ad" else "slow",
+        "miimon": bond.get("miimon", BOND_MIIMON_MS),
+        # Bonding refuses a hash policy in the other modes and reports layer2.
+        "xmit_hash_policy": bond.get("xmit_hash_policy", BOND_XMIT_HASH_POLICY)
+        if mode in HASH_POLICY_MODES
+        else "layer2",
+        "mtu": bond["mtu"],
+        "addresses": [bond["address"]] if bond.get("address") else [],
+    }
+
+
+def egress_maps(host: dict) -> dict[int, dict[int, int]]:
+    """VLAN id -> {socket priority: user priority}: all eight priorities to the VLAN's PCP."""
+    return {
+        entry["vlan"]: dict.fromkeys(range(NUM_PRIORITIES), entry["user_priority"])
+        for entry in host.get("qos") or []
+    }
+
+
+def network_section(host: dict) -> dict:
+    """Bond, member and VLAN interfaces the host must end up with."""
+    bond = bond_section(host)
+    maps = egress_maps(host)
+    members = [{"name": name, "mtu": bond["mtu"]} for name in bond["members"]] if bond else []
+    vlans = []
+    for entry in host.get("vlans") or []:
+        parent = bond["name"]  # rule host-vlans-need-bond: VLANs sit on the bond
+        vlans.append(
+            {
+                "name": f"{parent}.{entry['id']}",
+                "id": entry["id"],
+                "link": parent,
+                "mtu": entry["mtu"],
+                "addresses": [entry["address"]] if entry.get("address") else [],
+                "egress_qos_map": maps.get(entry["id"]),
+            }
+        )
+    return {"bond": bond, "members": members, "vlans": vlans}
+
+
+def _default_tc(priority: int) -> int:
+    # Unlisted priorities pair up into traffic classes (0,0,1,1,2,2,3,3), the layout
+    # seed 001 programs and the one operators expect from mlnx_qos examples.
+    return priority // 2
+
+
+def qos_plan(host: dict) -> dict:
+    """Per-port DCB plan: prio->TC map and per-TC TSA, ETS share and rate limit."""
+    prio_tc: dict[int, int] = {}
+    tcs: dict[int, dict] = {}
+    for entry in host.get("qos") or []:
+        prio_tc[entry["user_priority"]] = entry["traffic_class"]
+        tcs[entry["traffic_class"]] = {
+            "tc": entry["traffic_class"],
+            "tsa": entry["tsa"],
+            "bandwidth_percent": entry["bandwidth_percent"],
+            "rate_limit_mbps": entry.get("rate_limit_mbps"),
+        }
+    unset = {"tsa": "strict", "bandwidth_percent": 0, "rate_limit_mbps": None}
+    return {
+        "prio_tc": [prio_tc.get(p, _default_tc(p)) for p in range(NUM_PRIORITIES)],
+        "tcs": [tcs.get(tc, {"tc": tc, **unset}) for tc in range(NUM_TCS)],
+    }
+
+
+def _nic_ports(host: dict) -> list[str]:
+    return [port["netdev"] for nic in host.get("nics") or [] for port in nic["ports"]]
+
+
+def qos_section(host: dict, network: dict) -> dict | None:
+    if not host.get("qos"):
+        return None
+    bond = network["bond"]
+    ports = bond["members"] if bond else sorted({v["link"] for v in network["vlans"]})
+    return {"ports": ports, **qos_plan(host)}
+
+
+def irq_section(host: dict, network: dict) -> dict | None:
+    settings = host.get("irq_affinity")
+    if not settings or settings["policy"] == "off":
+        return None
+    bond = network["bond"]
+    return {
+        # The bond members carry the traffic; without a bond every NIC port does.
+        "interfaces": bond["members"] if bond else _nic_ports(host),
+        "policy": settings["policy"],
+        "cpus": settings.get("cpus", ""),
+    }
+
+
+def rdma_section(host: dict) -> dict:
+    rxe = [
+        {"name": device["name"], "netdev": device["netdev"]}
+        for device in (host.get("rdma") or {}).get("devices") or []
+        if device["type"] == "rxe"
+    ]
+    return {"modules": [*RDMA_BASE_MODULES, *([RXE_MODULE] if rxe else [])], "rxe": rxe}
+
+
+def qos_measure_section(fabric: dict, name: str) -> dict | None:
+    """Where this host measures its per-VLAN limits: the server of its workload pair."""
+    host = fabric["hosts"][name]
+    servers = [p["server"] for p in fabric["workloads"]["pairs"] if p["client"] == name]
+    if not servers or not host.get("qos"):
+        return None
+    peer = servers[0]
+    peer_vlans = {v["id"]: v for v in fabric["hosts"][peer].get("vlans") or []}
+    targets = [
+        {
+            "vlan": entry["vlan"],
+            "address": peer_vlans[entry["vlan"]]["address"].split("/")[0],
+            "port": QOS_MEASURE_BASE_PORT + index,
+            "limit_mbps": entry.get("rate_limit_mbps"),
+        }
+        for index, entry in enumerate(host["qos"])
+        if peer_vlans.get(entry["vlan"], {}).get("address")
+    ]
+    return {"peer": peer, "targets": targets} if targets else None
+
+
+# ---------------------------------------------------------------- networkd files
+def _file(*sections: tuple[str, list[str]]) -> str:
+    lines = ["# Written by cxfab from build/structured/<host>.yml; do not edit."]
+    for title, body in sections:
+        lines += ["", f"[{title}]", *body]
+    return "\n".join(lines) + "\n"
+
+
+def networkd_files(network: dict) -> dict[str, str]:
+    """systemd-networkd files that rebuild `network` at boot, by file name."""
+    files: dict[str, str] = {}
+    bond = network["bond"]
+    if bond:
+        params = [f"Mode={bond['mode']}", f"MIIMonitorSec={bond['miimon']}ms"]
+        if bond["mode"] == "802.3ad":
+            params.append(f"LACPTransmitRate={bond['lacp_rate']}")
+        if bond["mode"] in HASH_POLICY_MODES:
+            params.append(f"TransmitHashPolicy={bond['xmit_hash_policy']}")
+        netdev = [f"Name={bond['name']}", "Kind=bond", f"MTUBytes={bond['mtu']}"]
+        files[f"{NETWORKD_PREFIX}-{bond['name']}.netdev"] = _file(
+            ("NetDev", netdev), ("Bond", params)
+        )
+        on_bond = [f"VLAN={v['name']}" for v in network["vlans"] if v["link"] == bond["name"]]
+        files[f"{NETWORKD_PREFIX}-{bond['name']}.network"] = _file(
+            ("Match", [f"Name={bond['name']}"]),
+            ("Link", [f"MTUBytes={bond['mtu']}"]),
+            (
+                "Network",
+                [
+                    "LinkLocalAddressing=no",
+                    *(f"Address={a}" for a in bond["addresses"]),
+                    *on_bond,
+                ],
+            ),
+        )
+        for member in network["members"]:
+            files[f"{NETWORKD_PREFIX}-{member['name']}.network"] = _file(
+                ("Match", [f"Name={member['name']}"]),
+                ("Link", [f"MTUBytes={member['mtu']}"]),
+                ("Network", [f"Bond={bond['name']}"]),
+            )
+    for vlan in network["vlans"]:
+        params = [f"Id={vlan['id']}"]
+        if vlan["egress_qos_map"]:
+            pairs = " ".join(f"{p}-{up}" for p, up in sorted(vlan["egress_qos_map"].items()))
+            params.append(f"EgressQOSMaps={pairs}")
+        files[f"{NETWORKD_PREFIX}-{vlan['name']}.netdev"] = _file(
+            ("NetDev", [f"Name={vlan['name']}", "Kind=vlan", f"MTUBytes={vlan['mtu']}"]),
+            ("VLAN", params),
+        )
+        files[f"{NETWORKD_PREFIX}-{vlan['name']}.network"] = _file(
+            ("Match", [f"Name={vlan['name']}"]),
+            ("Link", [f"MTUBytes={vlan['mtu']}"]),
+            ("Network", ["LinkLocalAddressing=no", *(f"Address={a}" for a in vlan["addresses"])]),
+        )
+    return dict(sorted(files.items()))
+
+
+def build(fabric: dict, name: str) -> dict:
+    """The structured config of host `name` of a validated, normalised fabric."""
+    host = fabric["hosts"][name]
+    network = network_section(host)
+    return {
+        "host": name,
+        "mgmt_interface": host["mgmt_interface"],
+        "nics": host.get("nics") or [],
+        "network": network,
+        "networkd": networkd_files(network),
+        "qos": qos_section(host, network),
+        "irq": irq_section(host, network),
+        "rdma": rdma_section(host),
+        "qos_measure": qos_measure_section(fabric, name),
+    }

@@ -1,0 +1,113 @@
+"""Structured config of every device: golden files, and what hosts derive from the fabric."""
+
+import os
+
+import pytest
+from cxfab.structured import build_all, hosts, public_fabric
+from cxfab.structured.files import dump, write_structured
+from onyx_helpers import GOLDEN, REPO, example_fabric, inventory_fabric
+
+INVENTORIES = ["example", "lab"]
+
+
+@pytest.mark.parametrize("inventory", INVENTORIES)
+def test_structured_configs_match_the_golden_files(inventory):
+    """Set CXFAB_UPDATE_GOLDEN=1 to rewrite them after an intended change (review the diff)."""
+    devices = build_all(inventory_fabric(REPO / "inventories" / inventory))
+    directory = GOLDEN / inventory / "structured"
+    if os.environ.get("CXFAB_UPDATE_GOLDEN"):
+        write_structured(str(directory), devices)
+    assert sorted(p.stem for p in directory.glob("*.yml")) == sorted(devices)
+    for name, structured in devices.items():
+        golden = directory / f"{name}.yml"
+        assert dump(structured) == golden.read_text(), f"{golden} drifted from the derivation"
+
+
+def test_every_switch_and_host_gets_one_and_no_credentials():
+    fabric = example_fabric()
+    devices = build_all(fabric)
+    assert sorted(devices) == ["apricot", "cardamine", "sw-a", "sw-b"]
+    password = fabric["switch_pairs"][0]["credentials"]["password"]
+    assert password and all(password not in dump(sc) for sc in devices.values())
+    assert public_fabric(fabric)["switch_pairs"][0]["credentials"] == {}
+
+
+def test_host_bond_vlans_and_egress_maps_come_from_the_fabric():
+    sc = hosts.build(example_fabric(), "cardamine")
+    bond = sc["network"]["bond"]
+    assert (bond["name"], bond["members"]) == ("bond0", ["enp23s0f0", "enp23s0f1"])
+    assert (bond["mode"], bond["lacp_rate"], bond["mtu"]) == ("802.3ad", "fast", 9000)
+    assert sc["network"]["members"] == [
+        {"name": "enp23s0f0", "mtu": 9000},
+        {"name": "enp23s0f1", "mtu": 9000},
+    ]
+    vlans = {v["id"]: v for v in sc["network"]["vlans"]}
+    assert [v["name"] for v in sc["network"]["vlans"]] == ["bond0.10", "bond0.20", "bond0.30"]
+    # Seed 001: every socket priority of a VLAN goes to that VLAN's PCP.
+    assert vlans[10]["egress_qos_map"] == dict.fromkeys(range(8), 1)
+    assert vlans[30]["egress_qos_map"] == dict.fromkeys(range(8), 5)
+
+
+def test_qos_plan_has_the_seed_mlnx_qos_layout():
+    qos = hosts.build(example_fabric(), "cardamine")["qos"]
+    assert qos["ports"] == ["enp23s0f0", "enp23s0f1"]
+    assert qos["prio_tc"] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert [t["rate_limit_mbps"] for t in qos["tcs"][:3]] == [1000, 5000, None]
+
+
+def test_active_backup_bond_drops_lacp_rate_and_hash_policy():
+    fabric = example_fabric()
+    fabric["hosts"]["cardamine"]["bond"].update(mode="active-backup", xmit_hash_policy="layer3+4")
+    sc = hosts.build(fabric, "cardamine")
+    bond = sc["network"]["bond"]
+    assert (bond["lacp_rate"], bond["xmit_hash_policy"]) == ("slow", "layer2")
+    netdev = sc["networkd"]["60-cxfab-bond0.netdev"]
+    assert "Mode=active-backup" in netdev and "LACPTransmitRate" not in netdev
+
+
+def test_networkd_files_rebuild_the_network_at_boot():
+    files = hosts.build(example_fabric(), "cardamine")["networkd"]
+    assert sorted(files) == sorted(
+        f"60-cxfab-{name}"
+        for name in (
+            "bond0.netdev", "bond0.network", "enp23s0f0.network", "enp23s0f1.network",
+            "bond0.10.netdev", "bond0.10.network", "bond0.20.netdev", "bond0.20.network",
+            "bond0.30.netdev", "bond0.30.network",
+        )
+    )  # fmt: skip
+    assert "EgressQOSMaps=0-3 1-3 2-3 3-3 4-3 5-3 6-3 7-3" in files["60-cxfab-bond0.20.netdev"]
+    assert "Bond=bond0" in files["60-cxfab-enp23s0f0.network"]
+    assert "VLAN=bond0.10" in files["60-cxfab-bond0.network"]
+    assert "Address=12.0.20.23/24" in files["60-cxfab-bond0.20.network"]
+
+
+def test_irq_and_rdma_sections():
+    sc = hosts.build(example_fabric(), "cardamine")
+    assert sc["irq"] == {
+        "interfaces": ["enp23s0f0", "enp23s0f1"],
+        "policy": "numa-local",
+        "cpus": "",
+    }
+    fabric = example_fabric()
+    fabric["hosts"]["cardamine"]["irq_affinity"] = {"policy": "off"}
+    assert hosts.build(fabric, "cardamine")["irq"] is None
+
+
+def test_qos_measurement_targets_the_pair_server_per_vlan():
+    fabric = inventory_fabric(REPO / "inventories" / "lab")
+    measure = hosts.build(fabric, "lab-host1")["qos_measure"]
+    assert measure["peer"] == "lab-host2"
+    assert [(t["vlan"], t["address"], t["port"], t["limit_mbps"]) for t in measure["targets"]] == [
+        (10, "12.0.10.12", 5301, 1000),
+        (20, "12.0.20.12", 5302, 5000),
+        (30, "12.0.30.12", 5303, None),
+    ]
+    assert hosts.build(fabric, "lab-host2")["qos_measure"] is None
+
+
+def test_write_structured_rewrites_only_what_changed_and_removes_gone_devices(tmp_path):
+    devices = {"a": {"x": 1}, "b": {"x": 2}}
+    assert write_structured(str(tmp_path), devices) == (["a", "b"], [])
+    assert write_structured(str(tmp_path), devices) == ([], [])
+    assert write_structured(str(tmp_path), {"a": {"x": 3}}) == (["a"], ["b"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yml"]
