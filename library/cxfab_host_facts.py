@@ -20,23 +20,12 @@ description:
   - Returns the NIC-local CPU list as C(nic_local_cpus) for workload pinning.
 version_added: "0.1.0"
 options:
-  host:
-    description: This host's C(cxfab_host) (nics, bond, vlans, rdma).
+  structured:
+    description: >-
+      This host's structured config (C(build/structured/<host>.yml)): the network,
+      NICs, RDMA devices and the DF probes (peers and gateways) to send.
     type: dict
     required: true
-  name:
-    description: This host's inventory name (a key of O(hosts)).
-    type: str
-    required: true
-  hosts:
-    description: Every host's C(cxfab_host), keyed by inventory name (for the ping targets).
-    type: dict
-    default: {}
-  vlans:
-    description: The fabric's VLANs (C(cxfab_vlans), for the gateways).
-    type: list
-    elements: dict
-    default: []
   ping_gateway:
     description: Probe the VLAN gateways too (off where the gateway does not answer).
     type: bool
@@ -82,11 +71,10 @@ import struct  # noqa: E402
 import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.checks import pcie_gbps, plan_probes  # noqa: E402
+from ansible.module_utils.cxfab.checks import pcie_gbps  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import irq as sysirq  # noqa: E402
 from ansible.module_utils.cxfab.hostnet.cpulist import format_cpulist, parse_cpulist  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.intent import network_intent  # noqa: E402
 
 IP_MTU_DISCOVER, IP_PMTUDISC_DO = 10, 2  # <linux/in.h>: never fragment, fail on EMSGSIZE
 SMALL_PROBE = 56  # ping's default payload: tells "no path at all" from "path MTU too small"
@@ -276,9 +264,9 @@ def _await_reply(sock, address, ident, seq, timeout):
 
 
 def gather(params):
-    root, host = params["root"], params["host"]
-    intent = network_intent(host)
-    ports = [p["netdev"] for nic in host.get("nics") or [] for p in nic.get("ports") or []]
+    root, sc = params["root"], params["structured"]
+    intent = sc["network"]
+    ports = [p["netdev"] for nic in sc.get("nics") or [] for p in nic.get("ports") or []]
     members = intent["bond"]["members"] if intent["bond"] else []
     netdevs = {name: netdev_state(root, name) for name in dict.fromkeys(ports + members)}
     named = ([intent["bond"]["name"]] if intent["bond"] else []) + members
@@ -313,10 +301,7 @@ def gather(params):
 def main():
     module = AnsibleModule(
         argument_spec={
-            "host": {"type": "dict", "required": True},
-            "name": {"type": "str", "required": True},
-            "hosts": {"type": "dict", "default": {}},
-            "vlans": {"type": "list", "elements": "dict", "default": []},
+            "structured": {"type": "dict", "required": True},
             "ping_gateway": {"type": "bool", "default": True},
             "probe_count": {"type": "int", "default": 3},
             "probe_timeout": {"type": "float", "default": 1.0},
@@ -325,13 +310,12 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    try:
-        facts = gather(params)
-    except IntentError as exc:
-        module.fail_json(msg=str(exc), path=exc.path)
-    hosts = dict(params["hosts"])
-    hosts.setdefault(params["name"], params["host"])
-    probes = plan_probes(params["name"], hosts, params["vlans"], params["ping_gateway"])
+    facts = gather(params)
+    probes = []
+    for planned in params["structured"].get("probes") or []:
+        off = planned["kind"] == "gateway" and not params["ping_gateway"]
+        reason = "gateway probes are off (verify_ping_gateway: false)" if off else ""
+        probes.append({**planned, "skip": reason})
     count, timeout = params["probe_count"], params["probe_timeout"]
     for probe in probes:
         if probe["skip"]:

@@ -7,31 +7,27 @@ DOCUMENTATION = r"""
 module: cxfab_host_network
 short_description: Build the data bond and its VLAN interfaces over netlink (pyroute2)
 description:
-  - Reads the links over netlink, compares them with the host's C(cxfab_host)
-    intent and changes only what differs - bond (mode, miimon, LACP rate, hash
+  - Reads the links over netlink, compares them with the C(network) section of
+    the host's structured config and changes only what differs - bond (mode, miimon, LACP rate, hash
     policy), members, MTUs, VLAN interfaces with their egress-qos-map, IPv4
     addresses - then reads the links again; C(changed) comes from that before/after.
   - Refuses, before changing anything, an intent touching the management
     interface, the interface holding the address the Ansible connection came in
     on, or the interface routing back to the controller (and the devices under them).
 version_added: "0.1.0"
+  - Writes the systemd-networkd files of the structured config (C(networkd)) so
+    the same state comes back at boot, removes cxfab's files that are no longer
+    wanted and reloads networkd when a file changed (where systemd runs).
 options:
-  host:
-    description: The host's C(cxfab_host) (keys bond, vlans, qos, mgmt_interface).
+  structured:
+    description: The host's structured config (C(build/structured/<host>.yml)).
     type: dict
     required: true
-  bond_miimon:
-    description: Bond link monitoring interval in ms.
-    type: int
-    default: 100
-  bond_xmit_hash_policy:
-    description: Bond transmit hash policy (802.3ad, balance-xor, balance-tlb only).
-    type: str
-    default: layer2
   ssh_connection:
     description:
       - Value of C(SSH_CONNECTION) on the host (client ip, client port, server ip,
-        server port). Empty means the module's own environment.
+        server port). Empty - the module's environment, else that of the process
+        that started it (sudo drops it).
     type: str
     default: ""
   protected_interfaces:
@@ -43,14 +39,21 @@ options:
     description: Remove IPv4 addresses of managed interfaces that the intent does not list.
     type: bool
     default: true
+  persist:
+    description: Write the systemd-networkd files.
+    type: bool
+    default: true
+  networkd_dir:
+    description: Directory of the systemd-networkd files.
+    type: path
+    default: /etc/systemd/network
 author: cxfab
 """
 
 EXAMPLES = r"""
 - name: Build the data bond and VLANs
   cxfab_host_network:
-    host: "{{ cxfab_host }}"
-    ssh_connection: "{{ ansible_env.SSH_CONNECTION | default('') }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
 """
 
 RETURN = r"""
@@ -68,8 +71,13 @@ links:
   type: dict
   returned: always
 intent:
-  description: Desired bond, members and VLANs (what the role renders into networkd files).
+  description: Desired bond, members and VLANs (the structured config's network section).
   type: dict
+  returned: always
+files:
+  description: systemd-networkd files written or removed (or that would be).
+  type: list
+  elements: str
   returned: always
 """
 
@@ -78,11 +86,10 @@ import socket  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.intent import (  # noqa: E402
+from ansible.module_utils.cxfab.hostnet.bonding import (  # noqa: E402
     BOND_MODES,
     LACP_RATES,
     XMIT_HASH_POLICIES,
-    network_intent,
 )
 from ansible.module_utils.cxfab.hostnet.linkplan import (  # noqa: E402
     check_protected,
@@ -103,6 +110,8 @@ except ImportError as exc:  # pragma: no cover - reported through fail_json
     PYROUTE2_IMPORT_ERROR = exc
 
 IFF_UP = 0x1
+# Every systemd-networkd file cxfab writes starts with this (build/structured networkd).
+NETWORKD_PREFIX = "60-cxfab-"
 MODE_NAMES = {v: k for k, v in BOND_MODES.items()}
 LACP_NAMES = {v: k for k, v in LACP_RATES.items()}
 HASH_NAMES = {v: k for k, v in XMIT_HASH_POLICIES.items()}
@@ -161,7 +170,7 @@ def connection_seeds(ipr, links: dict, mgmt: str, ssh_connection: str, extra) ->
         seeds[mgmt] = "is the management interface (cxfab_host.mgmt_interface)"
     for name in extra or []:
         seeds[name] = "is listed in protected_interfaces"
-    fields = (ssh_connection or os.environ.get("SSH_CONNECTION", "")).split()
+    fields = (ssh_connection or ssh_connection_of_session()).split()
     if len(fields) >= 3:
         controller, local = fields[0], fields[2]
         for name, info in links.items():
@@ -179,6 +188,58 @@ def connection_seeds(ipr, links: dict, mgmt: str, ssh_connection: str, extra) ->
         except (NetlinkError, OSError, ValueError):
             pass  # no route back: the address check above still protects the link
     return seeds
+
+
+def ssh_connection_of_session(pid: int | None = None) -> str:
+    """SSH_CONNECTION of this process or the nearest ancestor that has it.
+
+    become (sudo) starts the module without it; the login shell above still has it.
+    """
+    pid = os.getpid() if pid is None else pid
+    for _ in range(16):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = handle.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return ""
+        for entry in environ:
+            if entry.startswith(b"SSH_CONNECTION="):
+                return entry.split(b"=", 1)[1].decode("ascii", "replace")
+        if parent <= 1:
+            return ""
+        pid = parent
+    return ""
+
+
+def persist_files(module, directory: str, files: dict, prefix: str) -> list[str]:
+    """Make `directory` hold exactly `files` among the names starting with `prefix`."""
+    changes = []
+    existing = sorted(n for n in os.listdir(directory) if n.startswith(prefix)) if (
+        os.path.isdir(directory)
+    ) else []
+    for name, text in files.items():
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                if handle.read() == text:
+                    continue
+        except FileNotFoundError:
+            pass
+        changes.append(f"write {path}")
+        if not module.check_mode:
+            os.makedirs(directory, mode=0o755, exist_ok=True)
+            with open(path + ".cxfab-new", "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.chmod(path + ".cxfab-new", 0o644)
+            os.replace(path + ".cxfab-new", path)
+    for name in existing:
+        if name not in files:
+            changes.append(f"remove {os.path.join(directory, name)}")
+            if not module.check_mode:
+                os.unlink(os.path.join(directory, name))
+    return changes
 
 
 def qos_attrs(mapping: dict) -> dict:
@@ -268,33 +329,26 @@ def _view(intent, links):
 def main():
     module = AnsibleModule(
         argument_spec={
-            "host": {"type": "dict", "required": True},
-            "bond_miimon": {"type": "int", "default": 100},
-            "bond_xmit_hash_policy": {"type": "str", "default": "layer2"},
+            "structured": {"type": "dict", "required": True},
             "ssh_connection": {"type": "str", "default": ""},
             "protected_interfaces": {"type": "list", "elements": "str", "default": []},
             "purge_addresses": {"type": "bool", "default": True},
+            "persist": {"type": "bool", "default": True},
+            "networkd_dir": {"type": "path", "default": "/etc/systemd/network"},
         },
         supports_check_mode=True,
     )
     if PYROUTE2_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("pyroute2"), exception=str(PYROUTE2_IMPORT_ERROR))
-    host = module.params["host"]
-    try:
-        intent = network_intent(
-            host,
-            miimon=module.params["bond_miimon"],
-            xmit_hash_policy=module.params["bond_xmit_hash_policy"],
-        )
-    except IntentError as exc:
-        module.fail_json(msg=str(exc), path=exc.path)
+    structured = module.params["structured"]
+    intent = structured["network"]
 
     with IPRoute() as ipr:
         links = read_links(ipr)
         seeds = connection_seeds(
             ipr,
             links,
-            host.get("mgmt_interface"),
+            structured.get("mgmt_interface"),
             module.params["ssh_connection"],
             module.params["protected_interfaces"],
         )
@@ -323,12 +377,23 @@ def main():
                     msg="links did not converge: " + "; ".join(describe(a) for a in left),
                     changed=before != after,
                 )
+    files = []
+    if module.params["persist"]:
+        files = persist_files(
+            module, module.params["networkd_dir"], structured.get("networkd") or {}, NETWORKD_PREFIX
+        )
+        if files and not module.check_mode and os.path.isdir("/run/systemd/system"):
+            # The live state is already applied over netlink: networkd only adopts the files.
+            rc, _, err = module.run_command(["networkctl", "reload"])
+            if rc != 0:
+                module.warn(f"networkctl reload failed (rc={rc}): {err.strip()}")
     module.exit_json(
-        changed=before != after,
+        changed=before != after or bool(files),
         actions=[describe(a) for a in actions],
         protected=protected,
         links=after,
         intent=intent,
+        files=files,
         diff={"before": before, "after": after},
     )
 

@@ -7,26 +7,32 @@ DOCUMENTATION = r"""
 module: cxfab_host_qos
 short_description: Program per-VLAN QoS through mlnx_qos, iproute2 dcb or a tc shaper
 description:
-  - Sets every VLAN's egress-qos-map (all socket priorities to the VLAN's user
-    priority), then on each port the priority to traffic class map, the TSA and
-    ETS share and the rate limit of every traffic class.
+  - Reads the C(qos) section of the host's structured config and programs on
+    each port the priority to traffic class map, the TSA and ETS share and the
+    rate limit of every traffic class. (The VLANs' egress-qos-maps belong to the
+    VLAN interfaces: cxfab_host_network sets them over netlink and in networkd.)
   - Back end per port, with C(backend=auto) - C(mlnx_qos) when the tool is
     installed and answers for the port (ConnectX, DCB netlink), else iproute2
     C(dcb) when the port answers DCB queries, else a software shaper with
     C(tc) (HTB classes chosen by the VLAN PCP) so the same limits hold on any NIC.
   - Reads the port back and compares after the hardware's quantisation
     (ConnectX keeps 100 Mb/s steps), so a second run reports no change.
+  - Installs the host agent that re-applies the same commands at boot and link-up.
 version_added: "0.1.0"
 options:
-  host:
-    description: The host's C(cxfab_host) (keys qos, vlans, bond).
+  structured:
+    description: The host's structured config (C(build/structured/<host>.yml)); C(qos) is read.
     type: dict
     required: true
   ports:
-    description: Ports to program. Default the bond members (the ports carrying the VLANs).
+    description: Ports to program instead of C(qos.ports) (the bond members).
     type: list
     elements: str
     default: []
+  persist:
+    description: Install the host agent (boot unit, link-up hook) that re-applies the QoS.
+    type: bool
+    default: true
   backend:
     description: Force a back end instead of probing.
     type: str
@@ -46,7 +52,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Program per-VLAN QoS
   cxfab_host_qos:
-    host: "{{ cxfab_host }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
 """
 
 RETURN = r"""
@@ -54,25 +60,22 @@ ports:
   description: Per port - backend, expected and observed state, differences before the run.
   type: dict
   returned: always
-egress_maps:
-  description: VLAN interface -> egress map read back ({priority: user priority}).
-  type: dict
+persisted:
+  description: Host agent files written (or that would be).
+  type: list
   returned: always
 reapply_commands:
-  description: Argument lists that program the same state from scratch (for the boot hook).
-  type: list
-  elements: list
+  description: Per port, the argument lists that program the same state from scratch.
+  type: dict
   returned: always
 """
 
-import json  # noqa: E402
 import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
+from ansible.module_utils.cxfab import hostnet  # noqa: E402
+from ansible.module_utils.cxfab.hostnet import agent, cpulist, irq  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import qos as backends  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.intent import network_intent, qos_plan  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.linkplan import normalise_map  # noqa: E402
 
 DEFAULT_CEILING_MBPS = 100_000
 
@@ -91,18 +94,6 @@ class Runner:
                 rc=rc,
             )
         return rc, out, err
-
-
-def vlan_egress(run, ip, name):
-    _, out, _ = run([ip, "-d", "-j", "link", "show", "dev", name])
-    links = json.loads(out.strip() or "[{}]")
-    info = (links[0].get("linkinfo") or {}).get("info_data") or {}
-    return {int(m["from"]): int(m["to"]) for m in info.get("egress_qos") or []}
-
-
-def egress_args(ip, name, mapping):
-    pairs = [f"{prio}:{mapping.get(prio, 0)}" for prio in range(8)]
-    return [ip, "link", "set", "dev", name, "type", "vlan", "egress-qos-map", *pairs]
 
 
 def port_speed_mbps(port):
@@ -185,7 +176,7 @@ def choose_backend(module, run, port):
 def main():
     module = AnsibleModule(
         argument_spec={
-            "host": {"type": "dict", "required": True},
+            "structured": {"type": "dict", "required": True},
             "ports": {"type": "list", "elements": "str", "default": []},
             "backend": {
                 "type": "str",
@@ -194,52 +185,20 @@ def main():
             },
             "mlnx_qos_path": {"type": "str", "default": "mlnx_qos"},
             "tc_ceiling_mbps": {"type": "int", "default": 0},
+            "persist": {"type": "bool", "default": True},
         },
         supports_check_mode=True,
     )
-    host = module.params["host"]
-    try:
-        intent = network_intent(host)
-        plan = qos_plan(host)
-    except IntentError as exc:
-        module.fail_json(msg=str(exc), path=exc.path)
-    ports = (
-        module.params["ports"]
-        or (intent["bond"] or {}).get("members")
-        or sorted({v["link"] for v in intent["vlans"]})
-    )
+    plan = module.params["structured"].get("qos")
+    if not plan:
+        module.exit_json(changed=False, ports={}, plan=None, reapply_commands={}, persisted=[])
+    ports = module.params["ports"] or plan["ports"]
     for port in ports:
         if not os.path.exists(f"/sys/class/net/{port}"):
-            module.fail_json(msg=f"ports: interface {port} does not exist", path="ports")
+            module.fail_json(msg=f"qos.ports: interface {port} does not exist", path="ports")
     run = Runner(module)
-    ip = module.get_bin_path("ip", required=True)
     changed = False
-    before_all, after_all, reapply = {}, {}, []
-
-    egress_maps = {}
-    for vlan in intent["vlans"]:
-        wanted = vlan["egress_qos_map"]
-        if wanted is None:
-            continue
-        if not os.path.exists(f"/sys/class/net/{vlan['name']}"):
-            module.fail_json(
-                msg=f"cxfab_host.vlans: {vlan['name']} does not exist (run host_network first)",
-                path="cxfab_host.vlans",
-            )
-        have = vlan_egress(run, ip, vlan["name"])
-        command = egress_args(ip, vlan["name"], wanted)
-        reapply.append(command)
-        before_all[vlan["name"]] = {"egress_qos_map": normalise_map(have)}
-        if normalise_map(have) != normalise_map(wanted):
-            changed = True
-            if not module.check_mode:
-                run(command)
-                have = vlan_egress(run, ip, vlan["name"])
-            else:
-                have = wanted
-        after_all[vlan["name"]] = {"egress_qos_map": normalise_map(have)}
-        egress_maps[vlan["name"]] = normalise_map(have)
-
+    before_all, after_all, reapply = {}, {}, {}
     port_results = {}
     for port in ports:
         backend = choose_backend(module, run, port)
@@ -254,7 +213,7 @@ def main():
         observed = backend.read(port)
         found = backends.differences(expected, observed)
         commands = backend.commands(port, plan)
-        reapply.extend(commands)
+        reapply[port] = commands
         before_all[port] = observed
         if found:
             changed = True
@@ -280,12 +239,21 @@ def main():
             "observed": observed,
             "differences_before": found,
         }
+    persisted = []
+    if module.params["persist"]:
+        sources = agent.package_sources([hostnet, cpulist, irq, agent])
+        persisted = agent.install(
+            "qos", {"commands": reapply}, sources, apply=not module.check_mode
+        )
+        if persisted and os.path.isdir("/run/systemd/system") and not module.check_mode:
+            module.run_command(["systemctl", "daemon-reload"], check_rc=True)
+            module.run_command(["systemctl", "enable", agent.UNIT_NAME], check_rc=True)
     module.exit_json(
-        changed=changed,
+        changed=changed or bool(persisted),
         ports=port_results,
-        egress_maps=egress_maps,
         plan=plan,
         reapply_commands=reapply,
+        persisted=persisted,
         diff={"before": before_all, "after": after_all},
     )
 

@@ -1,35 +1,35 @@
 #!/usr/bin/python
-"""Ansible module: pin a NIC's IRQs to CPUs of the NIC's NUMA node (or a CPU list)."""
+"""Ansible module: pin a host's NIC IRQs to NIC-local CPUs and keep them there."""
 
 from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: cxfab_irq_affinity
-short_description: Pin NIC interrupts to NIC-local CPUs and report those CPUs
+short_description: Pin NIC interrupts to NIC-local CPUs, keep irqbalance off them, persist
 description:
-  - For each interface - PCI function (the virtio parent when the netdev sits
-    on a virtio child), its NUMA node, the node's CPUs, the function's MSI-X
-    IRQs (C(msi_irqs), else C(/proc/interrupts) names).
+  - Reads the C(irq) section of the host's structured config (interfaces, policy,
+    cpus). For each interface - PCI function (the virtio parent when the netdev sits
+    on a virtio child), its NUMA node, the node's CPUs, the function's MSI-X IRQs.
   - Spreads the IRQs one CPU each, round robin, writes
-    C(/proc/irq/<n>/smp_affinity_list) where it differs and reads back
-    C(effective_affinity_list), which must lie inside the wanted CPUs.
+    C(/proc/irq/<n>/smp_affinity_list) where it differs and reads it back.
+  - Keeps irqbalance from moving them back (a policy script ban, or stop), and
+    installs the host agent that re-pins at boot and link-up with this same code.
   - Returns the CPU list so workloads pin to NIC-local cores.
 version_added: "0.1.0"
 options:
-  interfaces:
-    description: Network interfaces whose PCI functions' IRQs are pinned.
-    type: list
-    elements: str
+  structured:
+    description: The host's structured config (C(build/structured/<host>.yml)); C(irq) is read.
+    type: dict
     required: true
-  policy:
-    description: numa-local (node CPUs), cpulist (C(cpus)), off (only report).
+  irqbalance:
+    description: ban (policy script bans the NIC IRQs), stop (stop and disable it), ignore.
     type: str
-    default: numa-local
-    choices: [numa-local, cpulist, "off"]
-  cpus:
-    description: CPU list for policy cpulist (C(0-3,8)).
-    type: str
-    default: ""
+    default: ban
+    choices: [ban, stop, ignore]
+  persist:
+    description: Install the host agent (boot unit, link-up hook) that re-pins.
+    type: bool
+    default: true
   root:
     description: Prefix of /sys and /proc (for tests against a copied tree).
     type: str
@@ -40,8 +40,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Pin the data NIC IRQs
   cxfab_irq_affinity:
-    interfaces: [ens1f0, ens1f1]
-    policy: numa-local
+    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
 """
 
 RETURN = r"""
@@ -49,135 +48,132 @@ cpus:
   description: CPUs the IRQs were spread over (kernel list form), for workload pinning.
   type: str
   returned: always
-effective_pending:
-  description: IRQs whose effective CPU still lies outside (moves at their next interrupt).
-  type: list
-  elements: int
-  returned: always
 cpu_list:
   description: The same CPUs as integers.
   type: list
   elements: int
   returned: always
+effective_pending:
+  description: IRQs whose effective CPU still lies outside (moves at their next interrupt).
+  type: list
+  elements: int
+  returned: always
 devices:
-  description: Per interface - pci, numa_node, irqs {irq - requested, effective}.
+  description: Per interface - pci, numa_node, irqs, affinity {irq - requested, effective}.
   type: dict
+  returned: always
+persisted:
+  description: Agent files written (or that would be).
+  type: list
   returned: always
 """
 
+import os  # noqa: E402
+
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
+from ansible.module_utils.cxfab import hostnet  # noqa: E402
+from ansible.module_utils.cxfab.hostnet import agent, cpulist  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import irq as sysirq  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.cpulist import (  # noqa: E402
-    format_cpulist,
-    parse_cpulist,
-    spread,
-)
+
+IRQBALANCE = "/usr/sbin/irqbalance"
+IRQBALANCE_DEFAULTS = "/etc/default/irqbalance"
+IRQBALANCE_ARGS = f'IRQBALANCE_ARGS="--policyscript={agent.LAUNCHER}"'
 
 
-def discover(root, interfaces):
-    """Interface -> {pci, numa_node, irqs}; IRQs shared by two ports count once."""
-    devices, seen = {}, set()
-    for name in interfaces:
-        pci_dir = sysirq.pci_device(root, name)
-        irqs = [n for n in sysirq.device_irqs(root, pci_dir, name) if n not in seen]
-        seen.update(irqs)
-        devices[name] = {
-            "pci": pci_dir.rsplit("/", 1)[-1],
-            "numa_node": sysirq.numa_node(pci_dir),
-            "irqs": irqs,
-        }
-    return devices
+def systemd_running(root: str) -> bool:
+    return os.path.isdir(os.path.join(root, "run/systemd/system"))
+
+
+def ban_line(text: str) -> str:
+    """/etc/default/irqbalance with our policy script as IRQBALANCE_ARGS."""
+    lines = [line for line in text.splitlines() if not line.startswith("IRQBALANCE_ARGS=")]
+    return "\n".join([*lines, IRQBALANCE_ARGS]) + "\n"
+
+
+def handle_irqbalance(module, mode: str, root: str) -> list[str]:
+    """Keep irqbalance off the pinned IRQs; returns what changed."""
+    if mode == "ignore" or not os.path.exists(os.path.join(root, IRQBALANCE.lstrip("/"))):
+        return []
+    systemd = systemd_running(root)
+    if mode == "stop":
+        if not systemd:
+            return []
+        active = module.run_command(["systemctl", "is-active", "irqbalance"])[0] == 0
+        enabled = module.run_command(["systemctl", "is-enabled", "irqbalance"])[0] == 0
+        if not (active or enabled):
+            return []
+        if not module.check_mode:
+            module.run_command(["systemctl", "disable", "--now", "irqbalance"], check_rc=True)
+        return ["irqbalance stopped and disabled"]
+    path = os.path.join(root, IRQBALANCE_DEFAULTS.lstrip("/"))
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        text = ""
+    if ban_line(text) == text:
+        return []
+    if not module.check_mode:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(ban_line(text))
+        if systemd:
+            module.run_command(["systemctl", "try-restart", "irqbalance"], check_rc=True)
+    return [f"{IRQBALANCE_DEFAULTS}: irqbalance bans the NIC IRQs"]
 
 
 def main():
     module = AnsibleModule(
         argument_spec={
-            "interfaces": {"type": "list", "elements": "str", "required": True},
-            "policy": {
+            "structured": {"type": "dict", "required": True},
+            "irqbalance": {
                 "type": "str",
-                "default": "numa-local",
-                "choices": ["numa-local", "cpulist", "off"],
+                "default": "ban",
+                "choices": ["ban", "stop", "ignore"],
             },
-            "cpus": {"type": "str", "default": ""},
+            "persist": {"type": "bool", "default": True},
             "root": {"type": "str", "default": "/"},
         },
         supports_check_mode=True,
     )
     params = module.params
+    section = params["structured"].get("irq")
     root = params["root"]
+    if not section:
+        module.exit_json(
+            changed=False,
+            cpus="",
+            cpu_list=[],
+            devices={},
+            persisted=[],
+            effective_pending=[],
+            msg="irq_affinity policy off: nothing pinned",
+        )
     try:
-        devices = discover(root, params["interfaces"])
+        result = sysirq.pin(
+            root,
+            section["interfaces"],
+            section["policy"],
+            section.get("cpus", ""),
+            apply=not module.check_mode,
+        )
     except sysirq.IrqError as exc:
-        module.fail_json(msg=f"interfaces: {exc}")
-    nodes = sorted({d["numa_node"] for d in devices.values()})
-    if params["policy"] == "cpulist":
-        try:
-            cpus = parse_cpulist(params["cpus"], "cxfab_host.irq_affinity.cpus")
-        except IntentError as exc:
-            module.fail_json(msg=str(exc), path=exc.path)
-        online = set(sysirq.node_cpus(root, -1))
-        if not cpus or not set(cpus) <= online:
-            module.fail_json(
-                msg=f"cxfab_host.irq_affinity.cpus: {params['cpus']!r} is not a subset of the "
-                f"online CPUs {format_cpulist(online)}",
-                path="cxfab_host.irq_affinity.cpus",
-            )
-    else:
-        cpus = sorted({cpu for node in nodes for cpu in sysirq.node_cpus(root, node)})
-    all_irqs = [irq for d in devices.values() for irq in d["irqs"]]
-    if params["policy"] != "off" and not all_irqs:
-        module.fail_json(msg=f"interfaces: no MSI-X IRQ found for {params['interfaces']}")
-    wanted = spread(all_irqs, cpus) if params["policy"] != "off" and cpus else {}
-
-    before, after, pending = {}, {}, []
-    for name, device in devices.items():
-        for irq in device["irqs"]:
-            state = sysirq.read_affinity(root, irq)
-            before[irq] = format_cpulist(state["requested"])
-            target = wanted.get(irq)
-            if target is not None and state["requested"] != [target] and not module.check_mode:
-                try:
-                    sysirq.write_affinity(root, irq, str(target))
-                except OSError as exc:
-                    # Managed IRQs (spread by the kernel) refuse user affinity with EIO.
-                    module.fail_json(
-                        msg=f"{name}: IRQ {irq}: writing smp_affinity_list refused: "
-                        f"{exc.strerror or exc}",
-                        changed=before != after,
-                    )
-                state = sysirq.read_affinity(root, irq)
-            elif target is not None and module.check_mode:
-                state = {"requested": [target], "effective": state["effective"]}
-            after[irq] = format_cpulist(state["requested"])
-            device.setdefault("affinity", {})[irq] = {
-                "requested": format_cpulist(state["requested"]),
-                "effective": None
-                if state["effective"] is None
-                else format_cpulist(state["effective"]),
-            }
-            if target is None or module.check_mode:
-                continue
-            if state["requested"] != [target]:
-                module.fail_json(
-                    msg=f"{name}: IRQ {irq} reads back {format_cpulist(state['requested'])}, "
-                    f"wanted {target}",
-                    devices=devices,
-                    changed=before != after,
-                )
-            if state["effective"] is not None and not set(state["effective"]) <= set(cpus):
-                # x86 without interrupt remapping moves an MSI at its next interrupt:
-                # an idle queue keeps its old effective CPU until it fires.
-                pending.append(irq)
+        module.fail_json(msg=f"cxfab_host.irq_affinity: {exc}")
+    actions = handle_irqbalance(module, params["irqbalance"], root)
+    persisted = []
+    if params["persist"]:
+        pcis = sorted({d["pci"] for d in result["devices"].values()})
+        sources = agent.package_sources([hostnet, cpulist, sysirq, agent])
+        persisted = agent.install(
+            "irq", {**section, "pci": pcis}, sources, root, apply=not module.check_mode
+        )
+        if persisted and systemd_running(root) and not module.check_mode:
+            module.run_command(["systemctl", "daemon-reload"], check_rc=True)
+            module.run_command(["systemctl", "enable", agent.UNIT_NAME], check_rc=True)
     module.exit_json(
-        changed=before != after,
-        cpus=format_cpulist(cpus),
-        cpu_list=cpus,
-        numa_nodes=nodes,
-        devices=devices,
-        assignment={str(k): v for k, v in wanted.items()},
-        effective_pending=pending,
-        diff={"before": before, "after": after},
+        changed=bool(result.pop("changed") or actions or persisted),
+        irqbalance=actions,
+        persisted=persisted,
+        **result,
     )
 
 

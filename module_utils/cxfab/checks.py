@@ -12,11 +12,7 @@ that was not observed ever passes.
 
 from __future__ import annotations
 
-import ipaddress
-
-from .hostnet import IntentError
 from .hostnet.cpulist import format_cpulist, parse_cpulist
-from .hostnet.intent import network_intent
 
 # /proc/net/bonding prints the mode as a sentence.
 BOND_MODE_TEXT = {
@@ -127,48 +123,11 @@ def _data_ports(host: dict) -> list[dict]:
     return [port for nic in host.get("nics") or [] for port in nic.get("ports") or []]
 
 
-# ---------------------------------------------------------------- probes (MTU end to end)
-
-
-def plan_probes(host_name: str, hosts: dict, vlans: list[dict], ping_gateway: bool) -> list[dict]:
-    """DF pings at each VLAN interface's MTU: to every other host on the VLAN and its gateway.
-
-    The host facts module sends them; a probe with `skip` set is not sent (reason).
-    """
-    try:
-        interfaces = {v["id"]: v for v in network_intent(hosts[host_name])["vlans"]}
-    except IntentError:
-        return []
-    gateways = {v["id"]: (v.get("gateway") or {}).get("virtual_ip") for v in vlans}
-    probes = []
-    for vlan_id, interface in sorted(interfaces.items()):
-        base = {"vlan": vlan_id, "interface": interface["name"], "mtu": interface["mtu"]}
-        base["size"] = interface["mtu"] - 28  # IPv4 header 20 + ICMP header 8
-        for peer in sorted(set(hosts) - {host_name}):
-            entry = next((v for v in hosts[peer].get("vlans") or [] if v["id"] == vlan_id), {})
-            if entry.get("address"):
-                address = str(ipaddress.ip_interface(entry["address"]).ip)
-                probes.append(
-                    {**base, "id": f"mtu.path.vlan{vlan_id}.{peer}", "address": address, "skip": ""}
-                )
-        if gateways.get(vlan_id):
-            reason = "" if ping_gateway else "gateway probes are off (verify_ping_gateway: false)"
-            probes.append(
-                {
-                    **base,
-                    "id": f"mtu.gateway.vlan{vlan_id}",
-                    "address": gateways[vlan_id],
-                    "skip": reason,
-                }
-            )
-    return probes
-
-
 # ---------------------------------------------------------------- host checks
 
 
-def host_checks(name: str, host: dict, data: dict | None) -> list[dict]:
-    """Every check of one host from its intent and the data gathered on it."""
+def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
+    """Every check of one host from its structured config and the data gathered on it."""
     out = Checks(name, "host")
     if not data:
         out.fail(
@@ -194,15 +153,15 @@ def host_checks(name: str, host: dict, data: dict | None) -> list[dict]:
         out.fail("host.facts", "host facts read", observed)
     else:
         facts = facts_result.get("facts") or {}
-    intent = network_intent(host)
+    intent = sc["network"]
     found = [*out, *firmware_checks(name, data.get("firmware") or [])]
     found += link_type_checks(name, data.get("link_type") or [])
     found += drift_check(name, data.get("network"))
     if facts:
-        found += link_checks(name, host, facts) + mtu_checks(name, intent, facts)
+        found += link_checks(name, sc, facts) + mtu_checks(name, intent, facts)
         found += probe_checks(name, facts.get("probes") or [])
-        found += egress_checks(name, intent, facts) + irq_checks(name, host, intent, facts)
-        found += bond_checks(name, intent, facts) + rdma_checks(name, host, facts)
+        found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
+        found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
     return found + qos_readback_checks(name, data.get("qos"))
 
 
@@ -370,13 +329,15 @@ def qos_readback_checks(name: str, result) -> list[dict]:
     return out
 
 
-def irq_checks(name: str, host: dict, intent: dict, facts: dict) -> list[dict]:
+def irq_checks(name: str, sc: dict, facts: dict) -> list[dict]:
     """Effective affinity of every NIC IRQ inside the NIC-local CPUs (or the CPU list)."""
     out = Checks(name, "irq")
-    settings = host.get("irq_affinity") or {}
-    policy = settings.get("policy", "numa-local")
-    bond = intent["bond"]
-    ports = bond["members"] if bond else [p["netdev"] for p in _data_ports(host)]
+    settings = sc["irq"] or {"policy": "off"}
+    policy = settings["policy"]
+    bond = sc["network"]["bond"]
+    ports = settings.get("interfaces") or (
+        bond["members"] if bond else [p["netdev"] for p in _data_ports(sc)]
+    )
     netdevs = facts.get("netdevs") or {}
     for dev in ports:
         check_id, info = f"irq.{dev}", netdevs.get(dev) or {}
@@ -452,11 +413,11 @@ def bond_checks(name: str, intent: dict, facts: dict) -> list[dict]:
     return out
 
 
-def rdma_checks(name: str, host: dict, facts: dict) -> list[dict]:
+def rdma_checks(name: str, sc: dict, facts: dict) -> list[dict]:
     """Each RDMA device of the intent exists on its netdev with port 1 ACTIVE."""
     out = Checks(name, "rdma")
     devices = facts.get("rdma") or {}
-    for device in (host.get("rdma") or {}).get("devices") or []:
+    for device in sc["rdma"]["devices"]:
         info, check_id = devices.get(device["name"]), f"rdma.{device['name']}.state"
         expected = f"port 1 ACTIVE on {device['netdev']}"
         if not info:
@@ -742,13 +703,14 @@ def all_checks(
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
+    structured = fabric.get("structured") or {}
     host_data = host_data or {}
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:
         checks += switch_checks(switch_results)
     if "hosts" in sections:
         for name in sorted(hosts):
-            checks += host_checks(name, hosts[name], host_data.get(name))
+            checks += host_checks(name, structured[name], host_data.get(name))
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)

@@ -6,8 +6,14 @@ import copy
 
 import pytest
 from cxfab import checks
+from cxfab.structured import hosts as host_structured
 
 FIRMWARE = {"version": "12.28.1002", "psid": "LNV2190110032", "image": "fw.bin", "sha256": "0" * 64}
+
+
+def structured(host: dict) -> dict:
+    """The host's structured config (the sections that do not need its peers)."""
+    return host_structured.sections(host)
 
 
 def host_intent(index: int = 1, **overrides) -> dict:
@@ -37,9 +43,15 @@ def host_intent(index: int = 1, **overrides) -> dict:
         },
         "vlans": [{"id": v, "address": f"12.0.{v}.{index}/24", "mtu": 9000} for v in (10, 20, 30)],
         "qos": [
-            {"vlan": 10, "user_priority": 1, "traffic_class": 0, "rate_limit_mbps": 1000},
-            {"vlan": 20, "user_priority": 3, "traffic_class": 1, "rate_limit_mbps": 5000},
-            {"vlan": 30, "user_priority": 5, "traffic_class": 2},
+            {
+                "vlan": v,
+                "user_priority": up,
+                "traffic_class": tc,
+                "tsa": "strict",
+                "bandwidth_percent": 0,
+                **({"rate_limit_mbps": rate} if rate else {}),
+            }
+            for v, up, tc, rate in ((10, 1, 0, 1000), (20, 3, 1, 5000), (30, 5, 2, None))
         ],
         "irq_affinity": {"policy": "numa-local"},
         "rdma": {"devices": [{"name": "rxe0", "netdev": "bond0.30", "type": "rxe"}]},
@@ -169,7 +181,7 @@ def status_of(found, check_id):
 
 
 def test_healthy_host_has_no_failure_and_every_check_has_the_report_shape():
-    found = checks.host_checks("h1", host_intent(), host_data())
+    found = checks.host_checks("h1", structured(host_intent()), host_data())
     assert found, "a configured host yields checks"
     keys = {"id", "target", "category", "status", "expected", "observed", "message"}
     assert all(set(c) == keys for c in found)
@@ -196,14 +208,14 @@ def test_healthy_host_has_no_failure_and_every_check_has_the_report_shape():
 
 
 def test_unreachable_host_fails_never_passes():
-    found = checks.host_checks("h1", host_intent(), None)
+    found = checks.host_checks("h1", structured(host_intent()), None)
     assert [(c["id"], c["status"]) for c in found] == [("host.data", "fail")]
 
 
 def test_unreachable_during_gathering_fails():
     data = host_data()
     data["facts"] = {"unreachable": True, "msg": "Data could not be sent to remote host"}
-    found = checks.host_checks("h1", host_intent(), data)
+    found = checks.host_checks("h1", structured(host_intent()), data)
     assert [(c["id"], c["status"], c["observed"]) for c in found] == [
         ("host.data", "fail", "host unreachable")
     ]
@@ -213,7 +225,7 @@ def test_unreachable_during_gathering_fails():
 def test_facts_module_failure_is_a_failure_with_its_message():
     data = host_data()
     data["facts"] = {"failed": True, "msg": "cxfab_host.bond.members: boom"}
-    check = by_id(checks.host_checks("h1", host_intent(), data))["host.facts"]
+    check = by_id(checks.host_checks("h1", structured(host_intent()), data))["host.facts"]
     assert check["status"] == "fail"
     assert "boom" in check["observed"]
 
@@ -296,7 +308,7 @@ def test_link_type(current, next_boot, status, message):
 def test_link_down_fails_with_operstate_and_carrier():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"].update(operstate="lowerlayerdown", carrier=0)
-    check = by_id(checks.link_checks("h1", host_intent(), facts))["link.ens1f0.up"]
+    check = by_id(checks.link_checks("h1", structured(host_intent()), facts))["link.ens1f0.up"]
     assert check["status"] == "fail"
     assert check["observed"] == "operstate lowerlayerdown, carrier 0"
 
@@ -305,7 +317,7 @@ def test_link_speed_wrong_fails_unknown_skips_with_driver():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["speed_mbps"] = 40000
     facts["netdevs"]["ens1f1"].update(speed_mbps=None, driver="virtio_net")
-    found = by_id(checks.link_checks("h1", host_intent(), facts))
+    found = by_id(checks.link_checks("h1", structured(host_intent()), facts))
     assert (found["link.ens1f0.speed"]["status"], found["link.ens1f0.speed"]["observed"]) == (
         "fail",
         "40 Gb/s",
@@ -317,15 +329,17 @@ def test_link_speed_wrong_fails_unknown_skips_with_driver():
 def test_missing_interface_fails():
     facts = healthy_facts()
     facts["netdevs"]["ens1f1"] = {"exists": False}
-    assert status_of(checks.link_checks("h1", host_intent(), facts), "link.ens1f1.up") == "fail"
+    assert (
+        status_of(checks.link_checks("h1", structured(host_intent()), facts), "link.ens1f1.up")
+        == "fail"
+    )
 
 
 def test_mtu_mismatch_and_missing_interface_fail():
     facts = healthy_facts()
     facts["mtus"]["bond0.20"] = 1500
     del facts["mtus"]["bond0.30"]
-    intent = checks.network_intent(host_intent())
-    found = by_id(checks.mtu_checks("h1", intent, facts))
+    found = by_id(checks.mtu_checks("h1", structured(host_intent())["network"], facts))
     assert (found["mtu.bond0.20"]["status"], found["mtu.bond0.20"]["observed"]) == ("fail", "1500")
     assert found["mtu.bond0.30"]["observed"] == "missing"
     assert found["mtu.bond0"]["status"] == "pass"
@@ -369,20 +383,22 @@ def test_probe_failure_skip_and_pass():
     assert found["c"]["status"] == "pass"
 
 
-def test_plan_probes_targets_peers_and_gateways_at_the_vlan_mtu():
-    hosts = {"h1": host_intent(1), "h2": host_intent(2)}
+def test_probes_target_rack_peers_and_gateways_at_the_vlan_mtu():
+    hosts = {"h1": host_intent(1), "h2": host_intent(2), "h3": host_intent(3)}
     hosts["h2"]["vlans"] = [v for v in hosts["h2"]["vlans"] if v["id"] != 20]
+    hosts["h3"]["bond"]["switch_pair"] = "another-rack"
     vlans = [
         {"id": 10, "mtu": 9000, "gateway": {"mode": "magp", "virtual_ip": "12.0.10.254"}},
         {"id": 20, "mtu": 9000, "gateway": {}},
     ]
-    probes = {p["id"]: p for p in checks.plan_probes("h1", hosts, vlans, ping_gateway=True)}
+    fabric = {"hosts": hosts, "vlans": vlans}
+    network = structured(hosts["h1"])["network"]
+    probes = {p["id"]: p for p in host_structured.probes_section(fabric, "h1", network)}
     assert set(probes) == {"mtu.path.vlan10.h2", "mtu.gateway.vlan10", "mtu.path.vlan30.h2"}
     assert probes["mtu.path.vlan10.h2"]["address"] == "12.0.10.2"
     assert probes["mtu.path.vlan10.h2"]["size"] == 8972
     assert probes["mtu.path.vlan10.h2"]["interface"] == "bond0.10"
-    off = checks.plan_probes("h1", hosts, vlans, ping_gateway=False)
-    assert next(p for p in off if p["id"] == "mtu.gateway.vlan10")["skip"]
+    assert probes["mtu.gateway.vlan10"]["kind"] == "gateway"
 
 
 # ---------------------------------------------------------------- QoS intent on the host
@@ -391,8 +407,9 @@ def test_plan_probes_targets_peers_and_gateways_at_the_vlan_mtu():
 def test_egress_map_removed_fails_with_the_observed_map():
     facts = healthy_facts()
     facts["vlans"]["bond0.20"]["egress_qos_map"] = {}
-    intent = checks.network_intent(host_intent())
-    check = by_id(checks.egress_checks("h1", intent, facts))["qos.egress.bond0.20"]
+    check = by_id(checks.egress_checks("h1", structured(host_intent())["network"], facts))[
+        "qos.egress.bond0.20"
+    ]
     assert check["status"] == "fail"
     assert check["expected"] == "0:3 1:3 2:3 3:3 4:3 5:3 6:3 7:3"
     assert check["observed"] == "0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0"
@@ -402,8 +419,7 @@ def test_egress_map_partial_fails_and_missing_vlan_fails():
     facts = healthy_facts()
     facts["vlans"]["bond0.10"]["egress_qos_map"] = {0: 1, 1: 1}
     facts["vlans"]["bond0.30"] = {"exists": False}
-    intent = checks.network_intent(host_intent())
-    found = by_id(checks.egress_checks("h1", intent, facts))
+    found = by_id(checks.egress_checks("h1", structured(host_intent())["network"], facts))
     assert found["qos.egress.bond0.10"]["observed"].startswith("0:1 1:1 2:0")
     assert found["qos.egress.bond0.30"]["observed"] == "interface missing"
     assert found["qos.egress.bond0.20"]["status"] == "pass"
@@ -434,8 +450,7 @@ def irq_check_of_ens1f0(irqs: list[dict]) -> dict:
     """The irq.ens1f0 check when ens1f0's MSI-X IRQs read back as `irqs`."""
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["irqs"] = irqs
-    intent = checks.network_intent(host_intent())
-    return by_id(checks.irq_checks("h1", host_intent(), intent, facts))["irq.ens1f0"]
+    return by_id(checks.irq_checks("h1", structured(host_intent()), facts))["irq.ens1f0"]
 
 
 def test_irqs_on_the_far_node_fail_with_their_cpus():
@@ -473,20 +488,19 @@ def test_irq_policy_off_and_unknown_numa_node_skip():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["numa_node"] = -1
     host = host_intent()
-    intent = checks.network_intent(host)
-    found = by_id(checks.irq_checks("h1", host, intent, facts))
+    found = by_id(checks.irq_checks("h1", structured(host), facts))
     assert found["irq.ens1f0"]["status"] == "skip"
     assert "no NUMA node" in found["irq.ens1f0"]["message"]
     assert found["irq.ens1f1"]["status"] == "pass"
     off = host_intent(irq_affinity={"policy": "off"})
-    assert {c["status"] for c in checks.irq_checks("h1", off, intent, facts)} == {"skip"}
+    assert {c["status"] for c in checks.irq_checks("h1", structured(off), facts)} == {"skip"}
 
 
 def test_irq_cpulist_policy_and_no_irq():
     facts = healthy_facts()
     facts["netdevs"]["ens1f1"]["irqs"] = []
     host = host_intent(irq_affinity={"policy": "cpulist", "cpus": "3"})
-    found = by_id(checks.irq_checks("h1", host, checks.network_intent(host), facts))
+    found = by_id(checks.irq_checks("h1", structured(host), facts))
     assert found["irq.ens1f0"]["status"] == "fail"  # IRQ 42 sits on CPU 2
     assert found["irq.ens1f1"]["observed"] == "no MSI-X IRQ found"
 
@@ -497,8 +511,9 @@ def test_irq_cpulist_policy_and_no_irq():
 def test_bond_member_cut_fails_with_mii_status():
     facts = healthy_facts()
     facts["bond"]["members"]["ens1f0"] = {"mii_status": "down", "aggregator": 2}
-    intent = checks.network_intent(host_intent())
-    check = by_id(checks.bond_checks("h1", intent, facts))["bond.bond0.ens1f0"]
+    check = by_id(checks.bond_checks("h1", structured(host_intent())["network"], facts))[
+        "bond.bond0.ens1f0"
+    ]
     assert check["status"] == "fail"
     assert check["observed"] == "MII Status: down, aggregator 2 (active 1)"
 
@@ -507,7 +522,7 @@ def test_bond_member_up_in_another_aggregator_fails_and_missing_member_fails():
     facts = healthy_facts()
     facts["bond"]["members"]["ens1f0"]["aggregator"] = 2
     del facts["bond"]["members"]["ens1f1"]
-    found = by_id(checks.bond_checks("h1", checks.network_intent(host_intent()), facts))
+    found = by_id(checks.bond_checks("h1", structured(host_intent())["network"], facts))
     assert found["bond.bond0.ens1f0"]["status"] == "fail"
     assert found["bond.bond0.ens1f1"]["observed"] == "not enslaved"
 
@@ -515,20 +530,30 @@ def test_bond_member_up_in_another_aggregator_fails_and_missing_member_fails():
 def test_bond_wrong_mode_and_missing_bond():
     facts = healthy_facts()
     facts["bond"]["mode"] = "fault-tolerance (active-backup)"
-    intent = checks.network_intent(host_intent())
-    assert status_of(checks.bond_checks("h1", intent, facts), "bond.bond0.mode") == "fail"
+    assert (
+        status_of(
+            checks.bond_checks("h1", structured(host_intent())["network"], facts), "bond.bond0.mode"
+        )
+        == "fail"
+    )
     facts["bond"] = {"exists": False}
-    assert checks.bond_checks("h1", intent, facts)[0]["observed"] == "bond missing"
+    assert (
+        checks.bond_checks("h1", structured(host_intent())["network"], facts)[0]["observed"]
+        == "bond missing"
+    )
 
 
 def test_rdma_device_down_or_missing_fails():
     facts = healthy_facts()
     facts["rdma"]["rxe0"]["state"] = "1: DOWN"
-    check = checks.rdma_checks("h1", host_intent(), facts)[0]
+    check = checks.rdma_checks("h1", structured(host_intent()), facts)[0]
     assert check["status"] == "fail"
     assert check["observed"].startswith("1: DOWN")
     facts["rdma"] = {}
-    assert checks.rdma_checks("h1", host_intent(), facts)[0]["observed"] == "device missing"
+    assert (
+        checks.rdma_checks("h1", structured(host_intent()), facts)[0]["observed"]
+        == "device missing"
+    )
 
 
 # ---------------------------------------------------------------- switches
@@ -815,7 +840,12 @@ def test_rdma_rate(text, gbps):
 
 
 def test_all_checks_only_sections_that_ran():
-    fabric = {"hosts": {"h1": host_intent(1)}, "vlans": [], "workloads": WORKLOADS}
+    fabric = {
+        "hosts": {"h1": host_intent(1)},
+        "structured": {"h1": structured(host_intent(1))},
+        "vlans": [],
+        "workloads": WORKLOADS,
+    }
     only_hosts = checks.all_checks(fabric, {"h1": host_data()}, {}, {}, [], ["hosts"])
     assert only_hosts["checks"]
     assert all(not c["id"].startswith(("perf.", "qos.vlan")) for c in only_hosts["checks"])

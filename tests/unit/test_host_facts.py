@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cxfab
 import pytest
+from cxfab.structured.hosts import sections
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -126,13 +127,15 @@ HOST = {
             "ports": [{"port": 1, "netdev": "ens1f0"}, {"port": 2, "netdev": "ens1f1"}],
         }
     ],
-    "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mtu": 9000},
-    "vlans": [{"id": 20, "address": "12.0.20.1/24"}, {"id": 30, "address": "12.0.30.1/24"}],
-}
+    "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mtu": 9000,
+             "mode": "802.3ad", "lacp_rate": "fast"},
+    "vlans": [{"id": 20, "address": "12.0.20.1/24", "mtu": 9000},
+              {"id": 30, "address": "12.0.30.1/24", "mtu": 9000}],
+}  # fmt: skip
 
 
-def gather(root):
-    return facts_module.gather({"root": str(root), "host": HOST})
+def gather(root, host=HOST):
+    return facts_module.gather({"root": str(root), "structured": sections(host)})
 
 
 def test_virtio_child_resolves_to_its_pci_parent(tree):
@@ -176,9 +179,8 @@ def test_mtus_vlans_bond_rdma_and_local_cpus(tree):
 
 
 def test_missing_interface_and_bond(tree):
-    host = dict(HOST, bond={"name": "bond9", "members": ["ens9"], "mtu": 9000}, vlans=[])
-    host["nics"] = []
-    facts = facts_module.gather({"root": str(tree), "host": host})
+    bond = {**HOST["bond"], "name": "bond9", "members": ["ens9"]}
+    facts = gather(tree, dict(HOST, bond=bond, vlans=[], nics=[]))
     assert facts["netdevs"]["ens9"] == {"exists": False}
     assert facts["bond"] == {"exists": False}
 

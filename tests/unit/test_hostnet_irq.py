@@ -88,3 +88,24 @@ def test_proc_interrupts_names_are_the_fallback(root, tmp_path):
 def test_affinity_write_and_read_back(root):
     write_affinity(root, 41, "3")
     assert read_affinity(root, 41) == {"requested": [3], "effective": [0]}
+
+
+def test_pin_spreads_over_node_cpus_writes_and_reads_back(root):
+    from cxfab.hostnet.irq import pin
+
+    result = pin(root, ["ens1"], "numa-local")
+    assert result["cpus"] == "2-3" and result["changed"]
+    assert result["assignment"] == {"40": 2, "41": 3, "42": 2}
+    assert read_affinity(root, 41)["requested"] == [3]
+    # The effective CPU (0) moves at the next interrupt: named, not failed.
+    assert result["effective_pending"] == [40, 41, 42]
+    assert not pin(root, ["ens1"], "numa-local")["changed"]
+
+
+def test_pin_dry_run_writes_nothing_and_cpulist_outside_online_is_refused(root):
+    from cxfab.hostnet.irq import pin
+
+    assert pin(root, ["ens1"], "cpulist", "1", apply=False)["diff"]["after"][40] == "1"
+    assert read_affinity(root, 40)["requested"] == [0, 1, 2, 3]
+    with pytest.raises(IrqError, match="not a subset of the online CPUs 0-3"):
+        pin(root, ["ens1"], "cpulist", "7")

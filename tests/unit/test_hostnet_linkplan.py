@@ -2,15 +2,17 @@
 
 import pytest
 from cxfab.hostnet import IntentError
-from cxfab.hostnet.intent import network_intent
 from cxfab.hostnet.linkplan import check_protected, plan, protected_interfaces, simulate
+from cxfab.structured.hosts import network_section
 
 HOST = {
     "mgmt_interface": "eno1",
     "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mode": "802.3ad",
              "lacp_rate": "fast", "mtu": 9000, "address": "12.0.0.23/24"},
-    "vlans": [{"id": 10, "address": "12.0.10.23/24"}, {"id": 30, "address": "12.0.30.23/24"}],
-    "qos": [{"vlan": 10, "user_priority": 1, "traffic_class": 0}],
+    "vlans": [{"id": 10, "address": "12.0.10.23/24", "mtu": 9000},
+              {"id": 30, "address": "12.0.30.23/24", "mtu": 9000}],
+    "qos": [{"vlan": 10, "user_priority": 1, "traffic_class": 0, "tsa": "strict",
+             "bandwidth_percent": 0}],
 }  # fmt: skip
 
 
@@ -33,7 +35,7 @@ def verbs(actions):
 
 
 def test_plan_from_bare_ports_builds_everything_in_order():
-    intent = network_intent(HOST)
+    intent = network_section(HOST)
     actions = plan(intent, bare_links())
     order = verbs(actions)
     assert order[0] == ("create_bond", "bond0")
@@ -47,14 +49,14 @@ def test_plan_from_bare_ports_builds_everything_in_order():
 
 
 def test_converged_state_plans_nothing():
-    intent = network_intent(HOST)
+    intent = network_section(HOST)
     links = bare_links()
     converged = simulate(links, plan(intent, links))
     assert plan(intent, converged) == []
 
 
 def test_drifted_state_plans_only_the_drift():
-    intent = network_intent(HOST)
+    intent = network_section(HOST)
     links = simulate(bare_links(), plan(intent, bare_links()))
     links["bond0.10"]["egress_qos_map"] = {}
     links["bond0"]["bond"]["lacp_rate"] = "slow"
@@ -70,7 +72,7 @@ def test_drifted_state_plans_only_the_drift():
 
 
 def test_mode_change_releases_and_reenslaves_members():
-    intent = network_intent(HOST)
+    intent = network_section(HOST)
     links = simulate(bare_links(), plan(intent, bare_links()))
     links["bond0"]["bond"]["mode"] = "active-backup"
     actions = verbs(plan(intent, links))
@@ -81,7 +83,7 @@ def test_missing_member_names_its_key():
     links = bare_links()
     del links["ens1f1"]
     with pytest.raises(IntentError) as caught:
-        plan(network_intent(HOST), links)
+        plan(network_section(HOST), links)
     assert caught.value.path == "cxfab_host.bond.members[1]"
 
 
@@ -89,22 +91,22 @@ def test_management_interface_as_member_is_refused():
     host = {**HOST, "bond": {**HOST["bond"], "members": ["ens1f0", "eno1"]}}
     seeds = {"eno1": "is the management interface (cxfab_host.mgmt_interface)"}
     with pytest.raises(IntentError) as caught:
-        check_protected(network_intent(host), bare_links(), seeds)
+        check_protected(network_section(host), bare_links(), seeds)
     assert caught.value.path == "cxfab_host.bond.members[1]"
     assert "eno1 is the management interface" in str(caught.value)
 
 
 def test_connection_over_a_vlan_protects_its_bond_and_members():
-    links = simulate(bare_links(), plan(network_intent(HOST), bare_links()))
+    links = simulate(bare_links(), plan(network_section(HOST), bare_links()))
     seeds = {"bond0.30": "holds 12.0.30.23, the address the Ansible connection uses"}
     protected = protected_interfaces(links, seeds)
     assert {"bond0.30", "bond0", "ens1f0", "ens1f1"} <= set(protected)
     assert "bond0.10" not in protected
     with pytest.raises(IntentError) as caught:
-        check_protected(network_intent(HOST), links, seeds)
+        check_protected(network_section(HOST), links, seeds)
     assert "Ansible connection" in str(caught.value)
 
 
 def test_unrelated_connection_interface_passes():
-    protected = check_protected(network_intent(HOST), bare_links(), {"eno1": "mgmt"})
+    protected = check_protected(network_section(HOST), bare_links(), {"eno1": "mgmt"})
     assert set(protected) == {"eno1"}

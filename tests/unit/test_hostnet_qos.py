@@ -2,7 +2,6 @@
 
 import json
 
-from cxfab.hostnet.intent import qos_plan
 from cxfab.hostnet.qos import (
     dcb_args,
     dcb_needs_legacy_units,
@@ -17,15 +16,20 @@ from cxfab.hostnet.qos import (
     tc_classes,
     tc_state,
 )
+from cxfab.structured.hosts import qos_plan
 
 HOST = {
     "vlans": [{"id": 10}, {"id": 20}, {"id": 30}],
     "qos": [
-        {"vlan": 10, "user_priority": 1, "traffic_class": 0, "rate_limit_mbps": 1000},
-        {"vlan": 20, "user_priority": 3, "traffic_class": 1, "rate_limit_mbps": 5000},
-        {"vlan": 30, "user_priority": 5, "traffic_class": 2},
+        # As the validated fabric has them: schema defaults filled.
+        {"vlan": 10, "user_priority": 1, "traffic_class": 0, "rate_limit_mbps": 1000,
+         "tsa": "strict", "bandwidth_percent": 0},
+        {"vlan": 20, "user_priority": 3, "traffic_class": 1, "rate_limit_mbps": 5000,
+         "tsa": "strict", "bandwidth_percent": 0},
+        {"vlan": 30, "user_priority": 5, "traffic_class": 2, "tsa": "strict",
+         "bandwidth_percent": 0},
     ],
-}
+}  # fmt: skip
 
 # What `mlnx_qos -i ens1f0` prints after the seed's command (mlnx-tools block format).
 MLNX_QOS_OUTPUT = """\

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import re
 
-from .cpulist import parse_cpulist
+from . import IntentError
+from .cpulist import format_cpulist, parse_cpulist, spread
 
 _BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 
@@ -98,3 +99,98 @@ def read_affinity(root: str, irq: int) -> dict:
 def write_affinity(root: str, irq: int, cpus_text: str) -> None:
     with open(_path(root, "proc/irq", str(irq), "smp_affinity_list"), "w", encoding="ascii") as f:
         f.write(cpus_text + "\n")
+
+
+def discover(root: str, interfaces) -> dict:
+    """Interface -> {pci, numa_node, irqs}; IRQs shared by two ports count once."""
+    devices, seen = {}, set()
+    for name in interfaces:
+        pci_dir = pci_device(root, name)
+        irqs = [n for n in device_irqs(root, pci_dir, name) if n not in seen]
+        seen.update(irqs)
+        devices[name] = {
+            "pci": pci_dir.rsplit("/", 1)[-1],
+            "numa_node": numa_node(pci_dir),
+            "irqs": irqs,
+        }
+    return devices
+
+
+def target_cpus(root: str, devices: dict, policy: str, cpus_text: str) -> list[int]:
+    """The CPUs the IRQs go to: the NICs' node CPUs, or the fixed list (policy cpulist)."""
+    if policy == "cpulist":
+        try:
+            cpus = parse_cpulist(cpus_text, "cxfab_host.irq_affinity.cpus")
+        except IntentError as exc:
+            raise IrqError(str(exc)) from exc
+        online = set(node_cpus(root, -1))
+        if not cpus or not set(cpus) <= online:
+            raise IrqError(
+                f"cxfab_host.irq_affinity.cpus: {cpus_text!r} is not a subset of the "
+                f"online CPUs {format_cpulist(online)}"
+            )
+        return cpus
+    nodes = {d["numa_node"] for d in devices.values()}
+    return sorted({cpu for node in nodes for cpu in node_cpus(root, node)})
+
+
+def pin(root: str, interfaces, policy: str, cpus_text: str = "", apply: bool = True) -> dict:
+    """Spread the interfaces' IRQs one CPU each over the target CPUs and read them back.
+
+    The one implementation of IRQ pinning: the module runs it at deploy time and the
+    host agent at boot and link-up (affinity resets when a port goes down and up).
+    With apply=False nothing is written and the result says what would be.
+    Raises IrqError when the system refuses or reads back something else.
+    """
+    devices = discover(root, interfaces)
+    cpus = target_cpus(root, devices, policy, cpus_text)
+    all_irqs = [irq for d in devices.values() for irq in d["irqs"]]
+    if policy != "off" and not all_irqs:
+        raise IrqError(f"no MSI-X IRQ found for {list(interfaces)}")
+    wanted = spread(all_irqs, cpus) if policy != "off" and cpus else {}
+    before, after, pending = {}, {}, []
+    for name, device in devices.items():
+        device["affinity"] = {}
+        for irq in device["irqs"]:
+            state = read_affinity(root, irq)
+            before[irq] = format_cpulist(state["requested"])
+            target = wanted.get(irq)
+            if target is not None and state["requested"] != [target]:
+                if apply:
+                    try:
+                        write_affinity(root, irq, str(target))
+                    except OSError as exc:
+                        # Managed IRQs (spread by the kernel) refuse user affinity with EIO.
+                        raise IrqError(
+                            f"{name}: IRQ {irq}: writing smp_affinity_list refused: "
+                            f"{exc.strerror or exc}"
+                        ) from exc
+                    state = read_affinity(root, irq)
+                    if state["requested"] != [target]:
+                        raise IrqError(
+                            f"{name}: IRQ {irq} reads back "
+                            f"{format_cpulist(state['requested'])}, wanted {target}"
+                        )
+                else:
+                    state = {"requested": [target], "effective": state["effective"]}
+            after[irq] = format_cpulist(state["requested"])
+            effective = state["effective"]
+            device["affinity"][irq] = {
+                "requested": format_cpulist(state["requested"]),
+                "effective": None if effective is None else format_cpulist(effective),
+            }
+            # x86 without interrupt remapping moves an MSI at its next interrupt:
+            # an idle queue keeps its old effective CPU until it fires.
+            outside = effective is not None and not set(effective) <= set(cpus)
+            if apply and target is not None and outside:
+                pending.append(irq)
+    return {
+        "changed": before != after,
+        "cpus": format_cpulist(cpus),
+        "cpu_list": cpus,
+        "numa_nodes": sorted({d["numa_node"] for d in devices.values()}),
+        "devices": devices,
+        "assignment": {str(k): v for k, v in wanted.items()},
+        "effective_pending": pending,
+        "diff": {"before": before, "after": after},
+    }

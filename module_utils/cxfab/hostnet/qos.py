@@ -15,7 +15,9 @@ import itertools
 import json
 import re
 
-from .intent import NUM_PRIORITIES, NUM_TCS
+# 802.1p priorities and the traffic classes DCB addresses.
+NUM_PRIORITIES = 8
+NUM_TCS = 8
 
 MLNX_COARSE_STEP_MBPS = 1000
 

@@ -27,7 +27,9 @@ _Dumper.add_representer(str, _text)
 
 def dump(structured: dict) -> str:
     """Stable text: key order as built, block style, so diffs read line by line."""
-    return "---\n" + yaml.dump(structured, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+    return "---\n" + yaml.dump(
+        structured, Dumper=_Dumper, sort_keys=False, default_flow_style=False
+    )
 
 
 def write_structured(directory: str, devices: dict[str, dict]) -> tuple[list[str], list[str]]:

@@ -16,7 +16,8 @@ Shape (written to build/structured/<host>.yml):
     qos:       {ports, prio_tc, tcs: [8 x {tc, tsa, bandwidth_percent,
                 rate_limit_mbps}]} | null
     irq:       {interfaces, policy, cpus} | null
-    rdma:      {modules, rxe: [{name, netdev}]}
+    rdma:      {modules, devices: [{name, netdev, type}]}
+    probes:    [{id, kind: peer|gateway, vlan, interface, mtu, size, address}]
     qos_measure: {peer, targets: [{vlan, address, port, limit_mbps}]} | null
 """
 
@@ -33,7 +34,7 @@ NUM_TCS = 8
 NETWORKD_PREFIX = "60-cxfab"
 # First iperf3 port of the per-VLAN QoS measurement (one port per VLAN).
 QOS_MEASURE_BASE_PORT = 5301
-RDMA_BASE_MODULES = ("ib_core", "ib_uverbs", "rdma_ucm")
+RDMA_BASE_MODULES = ("ib_uverbs", "rdma_ucm")
 RXE_MODULE = "rdma_rxe"
 
 
@@ -138,12 +139,47 @@ def irq_section(host: dict, network: dict) -> dict | None:
 
 
 def rdma_section(host: dict) -> dict:
-    rxe = [
-        {"name": device["name"], "netdev": device["netdev"]}
-        for device in (host.get("rdma") or {}).get("devices") or []
-        if device["type"] == "rxe"
+    devices = [
+        {"name": d["name"], "netdev": d["netdev"], "type": d["type"]}
+        for d in (host.get("rdma") or {}).get("devices") or []
     ]
-    return {"modules": [*RDMA_BASE_MODULES, *([RXE_MODULE] if rxe else [])], "rxe": rxe}
+    soft_roce = any(d["type"] == "rxe" for d in devices)
+    return {
+        "modules": [*RDMA_BASE_MODULES, *([RXE_MODULE] if soft_roce else [])],
+        "devices": devices,
+    }
+
+
+def probes_section(fabric: dict, name: str, network: dict) -> list[dict]:
+    """DF pings at each VLAN interface's MTU: to the VLAN's gateway and to every other
+    host on that VLAN behind the same switch pair (one rack: linear in the fabric size)."""
+    host = fabric["hosts"][name]
+    pair = (host.get("bond") or {}).get("switch_pair")
+    gateways = {v["id"]: (v.get("gateway") or {}).get("virtual_ip") for v in fabric["vlans"]}
+    rack = [
+        (peer, other)
+        for peer, other in sorted(fabric["hosts"].items())
+        if peer != name and (other.get("bond") or {}).get("switch_pair") == pair
+    ]
+    probes = []
+    for vlan in network["vlans"]:
+        # IPv4 header 20 + ICMP header 8: the payload that fills the MTU exactly.
+        base = {"vlan": vlan["id"], "interface": vlan["name"], "mtu": vlan["mtu"]}
+        base["size"] = vlan["mtu"] - 28
+        for peer, other in rack:
+            entry = next((v for v in other.get("vlans") or [] if v["id"] == vlan["id"]), {})
+            if entry.get("address"):
+                address = entry["address"].split("/")[0]
+                probes.append(
+                    {**base, "id": f"mtu.path.vlan{vlan['id']}.{peer}", "address": address,
+                     "kind": "peer"}
+                )  # fmt: skip
+        if gateways.get(vlan["id"]):
+            probes.append(
+                {**base, "id": f"mtu.gateway.vlan{vlan['id']}", "address": gateways[vlan["id"]],
+                 "kind": "gateway"}
+            )  # fmt: skip
+    return probes
 
 
 def qos_measure_section(fabric: dict, name: str) -> dict | None:
@@ -225,12 +261,10 @@ def networkd_files(network: dict) -> dict[str, str]:
     return dict(sorted(files.items()))
 
 
-def build(fabric: dict, name: str) -> dict:
-    """The structured config of host `name` of a validated, normalised fabric."""
-    host = fabric["hosts"][name]
+def sections(host: dict) -> dict:
+    """The sections that depend on the host alone (everything but its peers)."""
     network = network_section(host)
     return {
-        "host": name,
         "mgmt_interface": host["mgmt_interface"],
         "nics": host.get("nics") or [],
         "network": network,
@@ -238,5 +272,15 @@ def build(fabric: dict, name: str) -> dict:
         "qos": qos_section(host, network),
         "irq": irq_section(host, network),
         "rdma": rdma_section(host),
+    }
+
+
+def build(fabric: dict, name: str) -> dict:
+    """The structured config of host `name` of a validated, normalised fabric."""
+    own = sections(fabric["hosts"][name])
+    return {
+        "host": name,
+        **own,
+        "probes": probes_section(fabric, name, own["network"]),
         "qos_measure": qos_measure_section(fabric, name),
     }
