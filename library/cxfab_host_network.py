@@ -216,9 +216,11 @@ def ssh_connection_of_session(pid: int | None = None) -> str:
 def persist_files(module, directory: str, files: dict, prefix: str) -> list[str]:
     """Make `directory` hold exactly `files` among the names starting with `prefix`."""
     changes = []
-    existing = sorted(n for n in os.listdir(directory) if n.startswith(prefix)) if (
-        os.path.isdir(directory)
-    ) else []
+    existing = (
+        sorted(n for n in os.listdir(directory) if n.startswith(prefix))
+        if (os.path.isdir(directory))
+        else []
+    )
     for name, text in files.items():
         path = os.path.join(directory, name)
         try:

@@ -35,6 +35,14 @@ options:
     description: Expected fraction of the configured limit the shaper delivers.
     type: float
     default: 1.0
+  retries:
+    description: >-
+      Times a VLAN measured below its band is measured again; the highest reading
+      counts. A shaper never delivers more than its limit, a starved machine only
+      less, so a low reading is retried and a high one (the limit does not hold)
+      never is.
+    type: int
+    default: 2
   iperf3_path:
     description: iperf3 executable.
     type: str
@@ -67,6 +75,11 @@ from ansible.module_utils.cxfab.hostnet.measure import judge  # noqa: E402
 from ansible.module_utils.cxfab.workloads import iperf3_bps  # noqa: E402
 
 
+def best(measured: list[dict]) -> list[dict]:
+    """Each VLAN with its highest reading as the measurement."""
+    return [{**m, "measured_mbps": max(m["readings_mbps"])} for m in measured]
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -75,6 +88,7 @@ def main():
             "duration": {"type": "int", "default": 10},
             "tolerance": {"type": "float", "default": 0.1},
             "rate_scale": {"type": "float", "default": 1.0},
+            "retries": {"type": "int", "default": 2},
             "iperf3_path": {"type": "str", "default": "iperf3"},
         },
         supports_check_mode=True,
@@ -83,29 +97,41 @@ def main():
     iperf3 = module.get_bin_path(params["iperf3_path"], required=True)
     if module.check_mode:
         module.exit_json(changed=False, results=[], passed=True, skipped=True)
-    measured = []
-    for index, target in enumerate(params["targets"]):
-        for key in ("vlan", "address", "port"):
-            if key not in target:
-                module.fail_json(msg=f"targets[{index}].{key}: missing")
+
+    def measure(index, target):
         argv = [
             iperf3, "-c", str(target["address"]), "-p", str(target["port"]),
             "-P", str(params["parallel"]), "-t", str(params["duration"]), "-J",
         ]  # fmt: skip
         rc, out, _err = module.run_command(argv)
         try:
-            bits = iperf3_bps(out)
+            return iperf3_bps(out) / 1e6
         except ValueError as exc:
             module.fail_json(msg=f"targets[{index}] (VLAN {target['vlan']}): {exc}", rc=rc)
+        return 0.0
+
+    measured = []
+    for index, target in enumerate(params["targets"]):
+        for key in ("vlan", "address", "port"):
+            if key not in target:
+                module.fail_json(msg=f"targets[{index}].{key}: missing")
         limit = target.get("limit_mbps")
         measured.append(
             {
                 "vlan": target["vlan"],
                 "configured_limit_mbps": limit,
                 "limit_mbps": round(limit * params["rate_scale"], 3) if limit else None,
-                "measured_mbps": round(bits / 1e6, 1),
+                "readings_mbps": [round(measure(index, target), 1)],
             }
         )
+    for _retry in range(params["retries"]):
+        low = [i for i, r in enumerate(judge(best(measured), params["tolerance"])) if r["low"]]
+        if not low:
+            break
+        for index in low:
+            reading = measure(index, params["targets"][index])
+            measured[index]["readings_mbps"].append(round(reading, 1))
+    measured = best(measured)
     results = judge(measured, params["tolerance"])
     module.exit_json(changed=False, results=results, passed=all(r["passed"] for r in results))
 

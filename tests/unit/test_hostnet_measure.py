@@ -30,3 +30,17 @@ def test_judge_fails_a_vlan_outside_tolerance_and_a_slow_unlimited_one():
         0.1,
     )
     assert [v["passed"] for v in verdicts] == [False, False, False]
+
+
+def test_only_readings_below_the_band_are_worth_measuring_again():
+    verdicts = judge(
+        [
+            {"vlan": 10, "limit_mbps": 10, "measured_mbps": 12.5},
+            {"vlan": 20, "limit_mbps": 50, "measured_mbps": 42.3},
+            {"vlan": 30, "limit_mbps": None, "measured_mbps": 40},
+        ],
+        0.1,
+    )
+    # Too fast: the limit does not hold, a retry cannot change that. Too slow: the
+    # machine may have been starved (issue 15's 42.3 of 50 Mb/s), so measure again.
+    assert [v["low"] for v in verdicts] == [False, True, True]

@@ -9,7 +9,8 @@ def judge(results: list[dict], tolerance: float) -> list[dict]:
 
     `results`: `{vlan, limit_mbps (None = unlimited), measured_mbps}`. A limited
     VLAN passes within `tolerance` of its limit; an unlimited one passes when it
-    is above every limit measured in the same run.
+    is above every limit measured in the same run. `low` marks a failure below the
+    band (worth measuring again: a starved machine only lowers a reading).
     """
     limits = [r["limit_mbps"] for r in results if r.get("limit_mbps")]
     highest = max(limits) if limits else 0
@@ -22,10 +23,12 @@ def judge(results: list[dict], tolerance: float) -> list[dict]:
             ratio = measured / limit
             item["ratio"] = round(ratio, 3)
             item["passed"] = abs(ratio - 1) <= tolerance
+            item["low"] = ratio < 1 - tolerance
             item["expected"] = f"{limit} Mb/s +/- {tolerance:.0%}"
         else:
             item["ratio"] = round(measured / highest, 3) if highest else None
             item["passed"] = measured > highest * (1 + tolerance)
+            item["low"] = not item["passed"]
             item["expected"] = f"> {highest * (1 + tolerance):.0f} Mb/s (above every limit)"
         verdicts.append(item)
     return verdicts

@@ -15,6 +15,10 @@ class _Dumper(yaml.SafeDumper):
     def ignore_aliases(self, data):
         return True
 
+    def increase_indent(self, flow=False, indentless=False):
+        # Lists indented under their key, as yamllint and people expect.
+        return super().increase_indent(flow, False)
+
 
 def _text(dumper, value):
     # File contents (networkd files) as literal blocks: readable, diffable.

@@ -1,0 +1,150 @@
+#!/usr/bin/python
+"""Ansible module: RDMA kernel modules and soft-RoCE devices, now and at every boot."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: cxfab_rdma_stack
+short_description: Load the RDMA kernel modules and create the soft-RoCE devices, persistently
+description:
+  - Reads the C(rdma) section of the host's structured config. Loads the kernel
+    modules that are not loaded and lists them in C(/etc/modules-load.d/cxfab-rdma.conf).
+  - Creates each soft-RoCE (C(rxe)) device on its netdev, re-creating one bound to
+    another netdev, and writes a boot unit that creates them again (they do not
+    survive a reboot); enables it where systemd runs.
+  - Hardware devices (mlx5, mlx4) come with their driver; they are only reported.
+version_added: "0.2.0"
+options:
+  structured:
+    description: The host's structured config (C(build/structured/<host>.yml)); C(rdma) is read.
+    type: dict
+    required: true
+author: cxfab
+"""
+
+EXAMPLES = r"""
+- name: RDMA modules and soft-RoCE devices
+  cxfab_rdma_stack:
+    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+"""
+
+RETURN = r"""
+actions:
+  description: What was changed (or would be, in check mode).
+  type: list
+  elements: str
+  returned: always
+links:
+  description: RDMA links after the run (C(rdma -j link show)).
+  type: list
+  returned: always
+"""
+
+import json  # noqa: E402
+import os  # noqa: E402
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+
+MODULES_LOAD = "/etc/modules-load.d/cxfab-rdma.conf"
+UNIT_NAME = "cxfab-soft-roce.service"
+UNIT = f"/etc/systemd/system/{UNIT_NAME}"
+
+
+def modules_load_text(modules) -> str:
+    return "# Written by cxfab: RDMA kernel modules.\n" + "".join(f"{m}\n" for m in modules)
+
+
+def unit_text(rdma_tool: str, modprobe: str, devices) -> str:
+    """Boot unit re-creating the soft-RoCE devices; names come validated from the schema."""
+    lines = [
+        "# Written by cxfab: soft-RoCE devices do not survive a reboot.",
+        "[Unit]",
+        "Description=cxfab soft-RoCE devices",
+        "After=network-online.target systemd-networkd.service",
+        "Wants=network-online.target",
+        "",
+        "[Service]",
+        "Type=oneshot",
+        "RemainAfterExit=yes",
+        f"ExecStartPre={modprobe} rdma_rxe",
+        *(
+            f"ExecStart=-{rdma_tool} link add {d['name']} type rxe netdev {d['netdev']}"
+            for d in devices
+        ),
+        "",
+        "[Install]",
+        "WantedBy=multi-user.target",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_if_different(module, path: str, text: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return False
+    except FileNotFoundError:
+        pass
+    if not module.check_mode:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(path, 0o644)
+    return True
+
+
+def read_links(module, rdma_tool: str) -> list[dict]:
+    rc, out, err = module.run_command([rdma_tool, "-j", "link", "show"])
+    if rc != 0:
+        module.fail_json(msg=f"rdma -j link show failed (rc={rc}): {err.strip()}")
+    try:
+        return json.loads(out or "[]")
+    except ValueError:
+        module.fail_json(msg=f"rdma -j link show printed no JSON: {out[:200]!r}")
+    return []
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={"structured": {"type": "dict", "required": True}},
+        supports_check_mode=True,
+    )
+    section = module.params["structured"]["rdma"]
+    modprobe = module.get_bin_path("modprobe", required=True, opt_dirs=["/sbin", "/usr/sbin"])
+    rdma_tool = module.get_bin_path("rdma", required=True, opt_dirs=["/sbin", "/usr/sbin"])
+    actions = []
+    if write_if_different(module, MODULES_LOAD, modules_load_text(section["modules"])):
+        actions.append(f"write {MODULES_LOAD}")
+    for name in section["modules"]:
+        if os.path.exists(f"/sys/module/{name}"):
+            continue
+        actions.append(f"modprobe {name}")
+        if not module.check_mode:
+            module.run_command([modprobe, name], check_rc=True)
+    soft = [d for d in section["devices"] if d["type"] == "rxe"]
+    links = {link.get("ifname"): link for link in read_links(module, rdma_tool)} if soft else {}
+    for device in soft:
+        link = links.get(device["name"])
+        if link is not None and link.get("netdev") == device["netdev"]:
+            continue
+        if link is not None:
+            actions.append(f"rdma link delete {device['name']} (on {link.get('netdev')})")
+            if not module.check_mode:
+                module.run_command([rdma_tool, "link", "delete", device["name"]], check_rc=True)
+        actions.append(f"rdma link add {device['name']} type rxe netdev {device['netdev']}")
+        if not module.check_mode:
+            argv = [rdma_tool, "link", "add", device["name"], "type", "rxe"]
+            module.run_command([*argv, "netdev", device["netdev"]], check_rc=True)
+    if soft and write_if_different(module, UNIT, unit_text(rdma_tool, modprobe, soft)):
+        actions.append(f"write {UNIT}")
+        if os.path.isdir("/run/systemd/system") and not module.check_mode:
+            module.run_command(["systemctl", "daemon-reload"], check_rc=True)
+            module.run_command(["systemctl", "enable", UNIT_NAME], check_rc=True)
+    after = (
+        read_links(module, rdma_tool) if soft and not module.check_mode else list(links.values())
+    )
+    module.exit_json(changed=bool(actions), actions=actions, links=after)
+
+
+if __name__ == "__main__":
+    main()
