@@ -51,7 +51,7 @@ setup-apt:
 setup-venv: $(VENV)/.stamp
 
 # Rebuilt only when the pinned requirements change.
-$(VENV)/.stamp: requirements.txt
+$(VENV)/.stamp: requirements.txt requirements-runtime.txt
 	@echo ">> venv: installing pinned requirements into .venv"
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt

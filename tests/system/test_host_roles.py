@@ -16,13 +16,16 @@ import yaml
 from cxfab.hostnet.cpulist import parse_cpulist
 from cxfab.hostnet.qos import tc_classes
 
-from tests.lab.vm.topology import GUESTS
+from tests.lab.vm.topology import GUESTS, REPO_ROOT
 from tests.system.deployment import Deployment
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
 
 HOSTS = [guest.name for guest in GUESTS]
 HOST_ROLE_TAGS = "host_network,host_qos,irq_affinity"
+AGENT = "/usr/local/sbin/cxfab-host-apply"
+AGENT_CONFIG = "/etc/cxfab/host-apply.json"
+STRUCTURED = REPO_ROOT / "build" / "structured"
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +36,11 @@ def intents(deployed: Deployment) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def guests(lab) -> dict:
     return {host.name: host for host in lab.hosts}
+
+
+def structured(host: str) -> dict:
+    """The host's structured config as validate.yml wrote it for site.yml."""
+    return yaml.safe_load((STRUCTURED / f"{host}.yml").read_text())
 
 
 def data_ports(intent: dict) -> list[str]:
@@ -84,8 +92,11 @@ def test_qos_went_through_mlnx_qos_and_reads_back(guests, intents):
                     rf"tc: {entry['traffic_class']} ratelimit: {re.escape(shown)}, tsa: strict"
                 )
                 assert re.search(pattern, text), (name, port, pattern, text)
-        script = guests[name].run("cat /etc/cxfab/qos-apply")
-        assert f"mlnx_qos -i {data_ports(intent)[0]} --prio_tc=" in script, script
+        # The agent re-applies at boot and link-up with the module's own commands.
+        commands = json.loads(guests[name].run(f"cat {AGENT_CONFIG}"))["qos"]["commands"]
+        first = commands[data_ports(intent)[0]][0]
+        assert first[0].endswith("mlnx_qos") and first[1:3] == ["-i", data_ports(intent)[0]]
+        assert any(arg.startswith("--prio_tc=") for arg in first), first
 
 
 def test_irqs_of_data_nics_are_on_nic_local_cpus(guests, intents):
@@ -114,25 +125,32 @@ def test_irqs_of_data_nics_are_on_nic_local_cpus(guests, intents):
         assert moved > 0, f"{name}: no data IRQ has moved to node {node} yet"
 
 
-def test_boot_scripts_restore_what_was_lost(deployed, guests, intents):
-    """What the boot unit and link hooks run re-creates the state the modules set,
-    so the roles then find nothing to change."""
+def test_boot_and_link_up_agent_restores_what_was_lost(deployed, guests, intents):
+    """The boot unit and the link-up hook run the modules' own code (the host agent):
+    IRQs moved and the card's rate limits cleared come back, the roles then change
+    nothing, and an interface name never runs as shell code."""
     name = HOSTS[0]
     host, intent = guests[name], intents[name]
-    vlan = f"{intent['bond']['name']}.{intent['qos'][0]['vlan']}"
-    zero = " ".join(f"{prio}:0" for prio in range(8))
+    ports = data_ports(intent)
     irqs = " ".join(
         f"/sys/bus/pci/devices/{pci}/msi_irqs" for pci in data_pcis(host, intent)
     )  # fmt: skip
     host.run(
         f"for i in $(ls {irqs} | grep -E '^[0-9]+$'); do "
         "echo 0 > /proc/irq/$i/smp_affinity_list; done; "
-        f"ip link set dev {vlan} type vlan egress-qos-map {zero}"
+        f"for p in {' '.join(ports)}; do mlnx_qos -i $p --ratelimit=0,0,0,0,0,0,0,0; done"
     )
-    host.run("/etc/cxfab/irq-affinity && /etc/cxfab/qos-apply")
+    hook = "/etc/networkd-dispatcher/carrier.d/50-cxfab-host-apply"
+    # A link-up of one port restores that port's QoS; the boot unit restores all.
+    host.run(f"IFACE={ports[0]} {hook}")
+    assert "ratelimit: 1.0 Gbps" in host.run(f"mlnx_qos -i {ports[0]}")
+    host.run(f"IFACE='$(touch /tmp/cxfab-pwned)' {hook}; test ! -e /tmp/cxfab-pwned")
+    unit = host.run("cat /etc/systemd/system/cxfab-host-apply.service")
+    assert f"ExecStart={AGENT}" in unit
+    host.run(AGENT)
     again = deployed.healthy("site.yml", "--tags", HOST_ROLE_TAGS, "--limit", f"localhost,{name}")
     assert again.recap[name]["changed"] == 0, again.tail(3000)
-    assert "ExecStart=/etc/cxfab/qos-apply" in host.run("cat /etc/systemd/system/cxfab-qos.service")
+    vlan = f"{intent['bond']['name']}.{intent['qos'][0]['vlan']}"
     up = intent["qos"][0]["user_priority"]
     netdev = host.run(f"cat /etc/systemd/network/60-cxfab-{vlan}.netdev")
     assert "EgressQOSMaps=" + " ".join(f"{p}-{up}" for p in range(8)) in netdev
@@ -152,13 +170,15 @@ def test_bond_over_the_management_interface_is_refused(
     """The module refuses a bond over the interface carrying SSH, declared or not,
     and leaves it untouched (the validator stops the declared case earlier too)."""
     name = HOSTS[0]
-    host, intent = guests[name], json.loads(json.dumps(intents[name]))
-    mgmt = intent["mgmt_interface"]
+    host, sc = guests[name], structured(name)
+    mgmt = sc["mgmt_interface"]
     if declared_mgmt:
-        intent["mgmt_interface"] = declared_mgmt
-    intent["bond"]["members"] = [mgmt, intent["bond"]["members"][1]]
+        sc["mgmt_interface"] = declared_mgmt
+    network = sc["network"]
+    network["bond"]["members"] = [mgmt, network["bond"]["members"][1]]
+    network["members"][0]["name"] = mgmt
     extra = tmp_path / "bad-intent.yml"
-    extra.write_text(yaml.safe_dump({"host_network_host": intent}))
+    extra.write_text(yaml.safe_dump({"host_network_structured": sc}))
     before = link_state(host, mgmt)
     run = deployed.play("host_network.yml", "-e", f"@{extra}", "--limit", f"localhost,{name}")
     assert run.returncode != 0, run.tail()
@@ -197,16 +217,16 @@ MEASURE = """
 def test_tc_fallback_gives_the_same_per_vlan_limits(deployed, guests, intents, tmp_path):
     """A NIC without DCB: force the tc shaper (real HTB, limits in Mb/s) and measure."""
     name = HOSTS[0]
-    intent = json.loads(json.dumps(intents[name]))
+    intent, sc = intents[name], structured(name)
     limits = {10: 20, 20: 60}
-    for entry in intent["qos"]:
-        entry.pop("rate_limit_mbps", None)
-        if entry["vlan"] in limits:
-            entry["rate_limit_mbps"] = limits[entry["vlan"]]
+    tc_of = {q["vlan"]: q["traffic_class"] for q in intent["qos"]}
+    for tc in sc["qos"]["tcs"]:
+        tc["rate_limit_mbps"] = next((m for v, m in limits.items() if tc_of[v] == tc["tc"]), None)
+    for target in sc["qos_measure"]["targets"]:
+        target["limit_mbps"] = limits.get(target["vlan"])
     extra = tmp_path / "tc-backend.yml"
-    settings = {"host_qos_backend": "tc", "host_qos_host": intent, "host_qos_persist": False}
-    measuring = {"host_qos_measure_peer": HOSTS[1], "host_qos_measure_rate_scale": 1.0}
-    extra.write_text(yaml.safe_dump({**settings, **measuring}))
+    settings = {"host_qos_backend": "tc", "host_qos_structured": sc, "host_qos_persist": False}
+    extra.write_text(yaml.safe_dump({**settings, "host_qos_measure_rate_scale": 1.0}))
     measure = tmp_path / "measure.yml"
     results_file = tmp_path / "qos-results.json"
     measure.write_text(MEASURE.format(host=name, results=results_file))

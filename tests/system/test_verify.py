@@ -86,7 +86,7 @@ def host_faults(deployed, intent, lab, guest, tmp_path_factory) -> dict:
                 break
             time.sleep(2)
         deployed.healthy(
-            "site.yml", "--tags", "host_qos,irq_affinity", "--limit", f"localhost,{HOST}"
+            "site.yml", "--tags", "host_network,irq_affinity", "--limit", f"localhost,{HOST}"
         )
     deployed.healthy("verify.yml", "--tags", "verify_hosts")
 
