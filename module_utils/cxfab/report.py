@@ -197,3 +197,16 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
         shutil.rmtree(latest)
     shutil.copytree(out, latest)
     return out
+
+
+VERIFY_SECTIONS = ("switches", "hosts", "qos", "perf")
+
+
+def sections_run(run_tags, skip_tags) -> list[str]:
+    """The verify sections a run covers, from `--tags` / `--skip-tags` (tag verify_<section>)."""
+    run, skip = set(run_tags or ["all"]), set(skip_tags or [])
+    return [
+        section
+        for section in VERIFY_SECTIONS
+        if ("all" in run or f"verify_{section}" in run) and f"verify_{section}" not in skip
+    ]

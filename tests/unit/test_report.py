@@ -86,3 +86,12 @@ def test_latest_is_replaced_not_merged(tmp_path):
     write_report(build_report(CHECKS[:1]), tmp_path, stamp="b")
     assert not (tmp_path / "latest" / "stale.txt").exists()
     assert json.loads((tmp_path / "latest" / "report.json").read_text())["summary"]["total"] == 1
+
+
+def test_verify_sections_follow_the_tags():
+    from cxfab.report import sections_run
+
+    assert sections_run(["all"], []) == ["switches", "hosts", "qos", "perf"]
+    assert sections_run(["verify_hosts", "always"], []) == ["hosts"]
+    assert sections_run(["all"], ["verify_perf"]) == ["switches", "hosts", "qos"]
+    assert sections_run([], ["verify_qos", "verify_perf"]) == ["switches", "hosts"]
