@@ -111,7 +111,12 @@ class _Planner:
         run.setdefault("placement", "local")
         run.setdefault("size_bytes", None)
         run["id"] = f"{len(self.runs):03d}-{run['experiment']}-{run['tool']}"
+        # How the playbook knows a server is ready: its TCP port, or (perftest over
+        # RDMA-CM, which listens on no TCP port) a short pause.
+        run["ports"] = list(range(self.port, self.port + ports)) if run.get("servers") else []
+        run["wait"] = "pause" if run["tool"].startswith("ib_") else "port"
         run["pair"] = self.pair
+        run["server_ip"] = self.server_ip
         self.runs.append(run)
         self.port += ports
 
