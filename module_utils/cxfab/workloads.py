@@ -7,9 +7,8 @@ could not find, so a verify report says why a figure is missing instead of 0.
 from __future__ import annotations
 
 import json
-import re
 
-_UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+from cxfab.experiments import parsers
 
 
 def iperf3_bps(stdout: str) -> float:
@@ -26,29 +25,16 @@ def iperf3_bps(stdout: str) -> float:
 
 
 def perftest_bps(stdout: str) -> float:
-    """ib_write_bw --report_gbits: the BW average column of the result row."""
-    header = re.search(r"#bytes\s+#iterations\s+BW peak\[(\w+)/sec\]\s+BW average", stdout)
-    if not header:
-        raise ValueError("ib_write_bw: no result table in the output")
-    unit = header.group(1)
-    row = re.search(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s", stdout[header.end() :], re.M)
-    if not row:
-        raise ValueError("ib_write_bw: result table has no row")
-    scale = {"Gb": 1e9, "Mb": 1e6, "MB": 8e6, "GB": 8e9}.get(unit)
-    if scale is None:
-        raise ValueError(f"ib_write_bw: unknown unit {unit}/sec")
-    return float(row.group(4)) * scale
+    """ib_write_bw / ib_read_bw: the BW average column of the (last) result row, bits/s."""
+    return parsers.perftest_bw_rows(stdout)[-1]["bw_average_bps"]
 
 
 def qperf_bps(stdout: str, test: str) -> float:
-    """qperf: the `bw = 9.5 GB/sec` line below the test's name."""
-    block = re.search(
-        rf"^{re.escape(test)}:\s*\n\s*bw\s*=\s*([\d.]+)\s*([KMGT]?)(B|b)/sec", stdout, re.M
-    )
-    if not block:
+    """qperf: the test's `bw = 9.5 GB/sec` line, in bits/s."""
+    values = parsers.qperf_results(stdout, [test])[test]
+    if "bw" not in values:
         raise ValueError(f"qperf: no bandwidth for {test}")
-    value, prefix, unit = float(block.group(1)), block.group(2), block.group(3)
-    return value * _UNITS[prefix] * (8 if unit == "B" else 1)
+    return values["bw"] * 8
 
 
 def pingpong_result(stdout: str) -> dict:

@@ -27,9 +27,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lab import lab_rdma_comparison  # noqa: E402  (sibling module, path set just above)
+import rows  # noqa: E402  (sibling module, path set just above)
+from lab import lab_rdma_comparison  # noqa: E402
 
-TARGETS = {"shm_vs_tcp": 2.0, "tcp_vs_iperf3": 0.9, "stencil_vs_memcpy": 0.5}
+# shm_vs_tcp is information only: it measures this CPU's memcpy against its TCP copy
+# path (1.5-1.6 on an AMD EPYC without AVX-512, 6.3 where it was tuned), not our code.
+# shm_vs_memcpy is judged instead: the worst message size against memcpy of that size.
+TARGETS = {
+    "shm_vs_memcpy": rows.SHM_VS_MEMCPY_TARGET,
+    "tcp_vs_iperf3": 0.9,
+    "stencil_vs_memcpy": 0.5,
+}
 SWEEP_SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 SWEEP_TRANSPORTS = ["tcp", "shm", "shm-zc"]
 MAIN_SIZE = 4 << 20
@@ -286,6 +294,14 @@ def measure(bench: Bench, with_lab: bool) -> dict:
                 }
             )
 
+    shm_memcpy = rows.shm_vs_memcpy(bench, results["sweep"])
+    ratios["shm_vs_memcpy"] = shm_memcpy["ratio"]
+    details["shm_vs_memcpy"] = shm_memcpy
+    results["latency"] = rows.latency(bench)
+    results["rcat"] = rows.rcat(bench)
+    ratios["rcat_double_over_single"] = results["rcat"]["double_over_single"]
+    results["seed_table"] = rows.seed_table(ratios, results["latency"], results["rcat"])
+
     if with_lab:
         lab = lab_rdma_comparison(bench.build, MAIN_SIZE)
         if "skipped" in lab:
@@ -355,7 +371,9 @@ def markdown(report: dict, plots: list[str]) -> str:
     meaning = {
         "tcp_vs_iperf3": "pingpong TCP loopback (4 MiB, no compute, stop-and-wait; bytes of "
         "both directions) vs iperf3 one stream one way, same bytes",
-        "shm_vs_tcp": "shared memory (one copy per message) vs our TCP loopback",
+        "shm_vs_tcp": "shared memory (one copy per message) vs our TCP loopback (information)",
+        "shm_vs_memcpy": "shm pingpong vs memcpy of the same size: worst of the sweep sizes",
+        "rcat_double_over_single": "TCP rcat, 64 MiB: --pipeline 2 vs 1 (information)",
         "shm_zc_vs_tcp": "zero-copy shared memory vs TCP (ceiling, nothing copied)",
         "stencil_vs_memcpy": "stencil bytes/s vs memcpy of the same buffer, same process",
         "pipeline_gain": "TCP iteration time, compute on: best stop-and-wait (pinned or not) / "
@@ -399,6 +417,42 @@ def markdown(report: dict, plots: list[str]) -> str:
             + " | ".join(f"{by_t[t]:.2f}" for t in SWEEP_TRANSPORTS)
             + " |"
         )
+    res = report["results"]
+    lines += [
+        "",
+        "## shm against memcpy per size (target >= 0.8 at every size)",
+        "",
+        "| size | shm [GB/s] | memcpy [GB/s] | ratio |",
+        "|---:|---:|---:|---:|",
+    ]
+    for size, r in details["shm_vs_memcpy"]["per_size"].items():
+        lines.append(
+            f"| {int(size) // 1024} KiB | {r['shm_bytes_per_s'] / 1e9:.2f} | "
+            f"{r['memcpy_bytes_per_s'] / 1e9:.2f} | {r['ratio']:.2f} |"
+        )
+    lat, rc = res["latency"], res["rcat"]
+    lines += [
+        "",
+        "## Latency and rcat",
+        "",
+        "| row | value |",
+        "|---|---:|",
+        f"| tcp round trip, 4 KiB [us] | {lat['tcp']['rtt_s'] * 1e6:.1f} |",
+        f"| shm round trip, 4 KiB [us] | {lat['shm']['rtt_s'] * 1e6:.1f} |",
+        f"| rcat tcp double-buffered [GB/s] | {rc['double_bytes_per_s'] / 1e9:.2f} |",
+        f"| rcat tcp single-buffered [GB/s] | {rc['single_bytes_per_s'] / 1e9:.2f} |",
+        f"| memcpy of a 1 MiB chunk [GB/s] | {rc['memcpy_bytes_per_s'] / 1e9:.2f} |",
+        f"| rcat double / memcpy | {rc['double_vs_memcpy']:.2f} |",
+        "",
+        "## Beside the seeds (ratios that carry across machines)",
+        "",
+        "| figure | ours | seed | note |",
+        "|---|---:|---:|---|",
+    ]
+    lines += [
+        f"| {r['figure']} | {r['ours']:.2f} | {r['seed']:.2f} | {r['note']} |"
+        for r in res["seed_table"]
+    ]
     lines += [""] + [f"![{p}]({p})" for p in plots] + [""]
     return "\n".join(lines)
 

@@ -271,7 +271,8 @@ out:
 
 /* ---------------------------------------------------------------- output */
 
-static void print_result(const struct config *cfg, int n, const struct result *r)
+static void print_result(const struct config *cfg, int n, const struct result *r,
+                         const char *connection)
 {
     const char *transport = transport_names[cfg->transport];
     double c2s = (double)r->bytes_c2s / r->wall_s, s2c = (double)r->bytes_s2c / r->wall_s;
@@ -284,12 +285,13 @@ static void print_result(const struct config *cfg, int n, const struct result *r
                "\"bytes_per_s_total\": %.1f, \"iteration_s\": %.9f, "
                "\"cpu\": {\"client\": {\"user_s\": %.3f, \"sys_s\": %.3f}, "
                "\"server\": {\"user_s\": %.3f, \"sys_s\": %.3f}}, "
-               "\"checksum\": \"%016" PRIx64 "\"}\n",
+               "\"checksum\": \"%016" PRIx64 "\"%s%s}\n",
                transport, cfg->size, n, cfg->iterations, cfg->pipeline,
                cfg->compute ? "true" : "false", isa_names[r->isa_used], r->bytes_c2s,
                r->bytes_s2c, r->wall_s, c2s, s2c, c2s + s2c,
                r->wall_s / (double)cfg->iterations, r->client.user_s, r->client.sys_s,
-               r->server.user_s, r->server.sys_s, r->checksum);
+               r->server.user_s, r->server.sys_s, r->checksum,
+               connection[0] ? ", \"connection\": " : "", connection);
         return;
     }
     printf("%-9s %10s %6s %4s %7s %-6s %10s %9s %11s %11s %13s %13s  %-16s\n", "transport",
@@ -350,7 +352,13 @@ static int client_role(const struct config *cfg, const char *addr, int n)
     rc = 1;
     if (t->ops->connect(t, addr) != 0 || run_client(t, cfg, n, &res) != 0)
         goto out;
-    print_result(cfg, n, &res);
+    /* How the connection really ran (smc: SMC-R/SMC-D or TCP fallback and why). */
+    char connection[512] = "";
+    if (t->ops->describe != NULL && t->ops->describe(t, connection, sizeof(connection)) != 0)
+        goto out;
+    print_result(cfg, n, &res, connection);
+    if (!cfg->json && connection[0])
+        printf("connection: %s\n", connection);
     rc = 0;
 out:
     t->ops->destroy(t);
@@ -363,7 +371,7 @@ static int loopback(const struct config *cfg, const int *cpus, int ncpus, int n)
     const char *name = transport_names[cfg->transport];
     if (cfg->server && cfg->server_addr[0] != '\0') {
         snprintf(addr, sizeof(addr), "%s", cfg->server_addr);
-    } else if (strcmp(name, "rdma") == 0) {
+    } else if (strcmp(name, "rdma") == 0 || strcmp(name, "rsocket") == 0) {
         struct transport *probe;
         int rc = transport_create(name, 1, &probe);
         if (rc != TRANSPORT_OK)
@@ -420,7 +428,7 @@ int main(int argc, char **argv)
     g_prog = "pingpong";
     struct config cfg = {.size = 4u << 20, .iterations = 100, .pipeline = 1, .timeout = 30,
                          .isa = ISA_AUTO, .server_addr = ""};
-    const char *synopsis = "--transport tcp|shm|shm-zc|rdma (--server [ADDR:PORT] | --client "
+    const char *synopsis = "--transport tcp|shm|shm-zc|rdma|smc|rsocket (--server [ADDR:PORT] | --client "
                            "ADDR:PORT | --loopback) [options]";
     int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
     if (rc == 1) {

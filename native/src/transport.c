@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-const char *const transport_names[] = {"tcp", "shm", "shm-zc", "rdma", NULL};
+const char *const transport_names[] = {"tcp", "shm", "shm-zc", "rdma", "smc", "rsocket", NULL};
 
 int transport_create(const char *name, double idle_timeout_s, struct transport **out)
 {
@@ -18,6 +18,10 @@ int transport_create(const char *name, double idle_timeout_s, struct transport *
         rc = shm_transport_create(out, 1);
     else if (strcmp(name, "rdma") == 0)
         rc = rdma_transport_create(out);
+    else if (strcmp(name, "smc") == 0)
+        rc = smc_transport_create(out);
+    else if (strcmp(name, "rsocket") == 0)
+        rc = rsocket_transport_create(out);
     else
         return err_msg("unknown transport '%s'", name);
     if (rc == TRANSPORT_OK)

@@ -52,6 +52,9 @@ struct transport_ops {
     int (*release_recv)(struct transport *t);
     /* Wait until every posted send has left this process's buffers. */
     int (*flush)(struct transport *t);
+    /* Optional (NULL): a JSON object saying how the connection really runs
+     * (smc: SMC-R, SMC-D or TCP fallback and why); "" when there is nothing to say. */
+    int (*describe)(struct transport *t, char *buf, size_t len);
     void (*destroy)(struct transport *t);
 };
 
@@ -73,6 +76,10 @@ int transport_create(const char *name, double idle_timeout_s, struct transport *
 int tcp_transport_create(struct transport **out);
 int shm_transport_create(struct transport **out, int zero_copy);
 int rdma_transport_create(struct transport **out);
+int smc_transport_create(struct transport **out);
+int rsocket_transport_create(struct transport **out);
+/* 1 when an RDMA device exists, else 0 after printing why (rsocket needs one too). */
+int rdma_device_present(void);
 /* First IPv4 address of an RDMA device (for --loopback); 0 or -1. */
 int rdma_find_local_ipv4(char *buf, size_t len);
 

@@ -555,7 +555,7 @@ static const struct transport_ops rdma_ops = {
     .destroy = rdma_destroy,
 };
 
-static int have_rdma_device(void)
+int rdma_device_present(void)
 {
     int count = 0;
     struct ibv_device **list = ibv_get_device_list(&count);
@@ -572,7 +572,7 @@ static int have_rdma_device(void)
 
 int rdma_transport_create(struct transport **out)
 {
-    if (!have_rdma_device())
+    if (!rdma_device_present())
         return TRANSPORT_UNAVAILABLE;
     struct rdma_transport *rt = calloc(1, sizeof(*rt));
     if (rt == NULL)

@@ -1,10 +1,15 @@
-/* TCP back-end: one non-blocking socket and a small progress engine, so a
- * posted send keeps moving while the caller waits for something else (no
+/* Stream-socket back-end: one non-blocking socket and a small progress engine,
+ * so a posted send keeps moving while the caller waits for something else (no
  * deadlock when both sides have full socket buffers). Each message is an
- * 8-byte header {length, tag} followed by the payload. */
+ * 8-byte header {length, tag} followed by the payload.
+ *
+ * The same framing serves every stream socket API: kernel TCP, AF_SMC (which
+ * keeps TCP's socket calls) and librdmacm's rsockets (rsocket/rsend/rpoll...).
+ * They differ only in the socket-ops table (transport_sockops.c). */
 #define _GNU_SOURCE
 #include "common.h"
 #include "transport.h"
+#include "transport_sockops.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +29,7 @@
 
 struct tcp_transport {
     struct transport base;
+    const struct sock_ops *so;
     int listen_fd;
     int fd;
     size_t slot_bytes, stride;
@@ -43,10 +49,10 @@ static struct tcp_transport *tcp_of(struct transport *t)
     return (struct tcp_transport *)t;
 }
 
-static int set_nonblocking(int fd)
+static int set_nonblocking(const struct sock_ops *so, int fd)
 {
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    int flags = so->fcntl(fd, F_GETFL, 0);
+    if (flags < 0 || so->fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
         return err_call("fcntl(O_NONBLOCK)", errno);
     return 0;
 }
@@ -61,7 +67,7 @@ static int wait_fd(struct transport *t, int fd, short events, const char *what)
 {
     struct pollfd p = {.fd = fd, .events = events};
     for (;;) {
-        int n = poll(&p, 1, timeout_ms(t));
+        int n = tcp_of(t)->so->poll(&p, 1, timeout_ms(t));
         if (n > 0)
             return 0;
         if (n == 0)
@@ -75,7 +81,8 @@ static int io_all(struct transport *t, int fd, void *buf, size_t len, int writin
 {
     unsigned char *p = buf;
     while (len > 0) {
-        ssize_t n = writing ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+        const struct sock_ops *so = tcp_of(t)->so;
+        ssize_t n = writing ? so->send(fd, p, len, MSG_NOSIGNAL) : so->recv(fd, p, len, 0);
         if (n > 0) {
             p += n;
             len -= (size_t)n;
@@ -85,7 +92,7 @@ static int io_all(struct transport *t, int fd, void *buf, size_t len, int writin
             if (wait_fd(t, fd, writing ? POLLOUT : POLLIN, writing ? "send" : "recv") != 0)
                 return -1;
         } else if (errno != EINTR) {
-            return err_call(writing ? "send" : "recv", errno);
+            return err_call(writing ? so->send_call : so->recv_call, errno);
         }
     }
     return 0;
@@ -116,7 +123,7 @@ static int setup_buffers(struct tcp_transport *tt)
     if (tt->send_mem == NULL || tt->recv_mem == NULL)
         return -1;
     int one = 1;
-    if (setsockopt(tt->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
+    if (tt->so->setsockopt(tt->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
         return err_call("setsockopt(TCP_NODELAY)", errno);
     return 0;
 }
@@ -128,24 +135,24 @@ static int tcp_listen(struct transport *t, const char *addr, char *bound, size_t
     if (resolve(addr, 1, &res) != 0)
         return -1;
     int rc = -1, one = 1;
-    tt->listen_fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    tt->listen_fd = tt->so->socket(res->ai_family, SOCK_STREAM);
     if (tt->listen_fd < 0) {
-        err_call("socket", errno);
+        err_call(tt->so->socket_call, errno);
         goto out;
     }
-    setsockopt(tt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(tt->listen_fd, res->ai_addr, res->ai_addrlen) != 0) {
-        err_call("bind", errno);
+    tt->so->setsockopt(tt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (tt->so->bind(tt->listen_fd, res->ai_addr, res->ai_addrlen) != 0) {
+        err_call(tt->so->bind_call, errno);
         goto out;
     }
-    if (listen(tt->listen_fd, 1) != 0) {
-        err_call("listen", errno);
+    if (tt->so->listen(tt->listen_fd, 1) != 0) {
+        err_call(tt->so->listen_call, errno);
         goto out;
     }
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     char host[128], port[16];
-    if (getsockname(tt->listen_fd, (struct sockaddr *)&ss, &sl) != 0) {
+    if (tt->so->getsockname(tt->listen_fd, (struct sockaddr *)&ss, &sl) != 0) {
         err_call("getsockname", errno);
         goto out;
     }
@@ -177,13 +184,14 @@ static int tcp_accept(struct transport *t)
 {
     struct tcp_transport *tt = tcp_of(t);
     do
-        tt->fd = accept4(tt->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        tt->fd = tt->so->accept(tt->listen_fd);
     while (tt->fd < 0 && errno == EINTR);
     if (tt->fd < 0)
-        return err_call("accept", errno);
-    close(tt->listen_fd);
+        return err_call(tt->so->accept_call, errno);
+    tt->so->close(tt->listen_fd);
     tt->listen_fd = -1;
-    if (set_nonblocking(tt->fd) != 0 || io_all(t, tt->fd, &t->session, sizeof(t->session), 0))
+    if (set_nonblocking(tt->so, tt->fd) != 0 ||
+        io_all(t, tt->fd, &t->session, sizeof(t->session), 0))
         return -1;
     if (check_session(&t->session) != 0)
         return -1;
@@ -200,23 +208,24 @@ static int tcp_connect(struct transport *t, const char *addr)
     /* The server may still be starting: retry refused connections until the timeout. */
     double deadline = now_seconds() + t->idle_timeout_s;
     for (;;) {
-        tt->fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        tt->fd = tt->so->socket(res->ai_family, SOCK_STREAM);
         if (tt->fd < 0) {
-            err_call("socket", errno);
+            err_call(tt->so->socket_call, errno);
             goto out;
         }
-        if (connect(tt->fd, res->ai_addr, res->ai_addrlen) == 0)
+        if (tt->so->connect(tt->fd, res->ai_addr, res->ai_addrlen) == 0)
             break;
         int e = errno;
-        close(tt->fd);
+        tt->so->close(tt->fd);
         tt->fd = -1;
         if (e != ECONNREFUSED || now_seconds() > deadline) {
-            err_call("connect", e);
+            err_call(tt->so->connect_call, e);
             goto out;
         }
         usleep(50 * 1000);
     }
-    if (set_nonblocking(tt->fd) != 0 || io_all(t, tt->fd, &t->session, sizeof(t->session), 1))
+    if (set_nonblocking(tt->so, tt->fd) != 0 ||
+        io_all(t, tt->fd, &t->session, sizeof(t->session), 1))
         goto out;
     rc = setup_buffers(tt);
 out:
@@ -230,14 +239,14 @@ static int pump(struct tcp_transport *tt, int *progressed)
     while (tt->send_done < tt->send_posted) {
         unsigned char *msg = tt->send_mem + (tt->send_done % tt->slots) * tt->stride;
         size_t total = HDR_BYTES + tt->send_len[tt->send_done % tt->slots];
-        ssize_t n = send(tt->fd, msg + tt->send_off, total - tt->send_off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = tt->so->send(tt->fd, msg + tt->send_off, total - tt->send_off,
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
             if (errno == EINTR)
                 continue;
-            return err_call("send", errno);
+            return err_call(tt->so->send_call, errno);
         }
         *progressed = 1;
         tt->send_off += (size_t)n;
@@ -258,7 +267,7 @@ static int pump(struct tcp_transport *tt, int *progressed)
         if (tt->recv_off < want) {
             if (tt->peer_closed)
                 break;
-            ssize_t n = recv(tt->fd, msg + tt->recv_off, want - tt->recv_off, MSG_DONTWAIT);
+            ssize_t n = tt->so->recv(tt->fd, msg + tt->recv_off, want - tt->recv_off, MSG_DONTWAIT);
             if (n == 0) {
                 tt->peer_closed = 1;
                 break;
@@ -268,7 +277,7 @@ static int pump(struct tcp_transport *tt, int *progressed)
                     break;
                 if (errno == EINTR)
                     continue;
-                return err_call("recv", errno);
+                return err_call(tt->so->recv_call, errno);
             }
             *progressed = 1;
             tt->recv_off += (size_t)n;
@@ -389,34 +398,69 @@ static void tcp_destroy(struct transport *t)
 {
     struct tcp_transport *tt = tcp_of(t);
     if (tt->fd >= 0)
-        close(tt->fd);
+        tt->so->close(tt->fd);
     if (tt->listen_fd >= 0)
-        close(tt->listen_fd);
+        tt->so->close(tt->listen_fd);
     free(tt->send_mem);
     free(tt->recv_mem);
     free(tt);
 }
 
-static const struct transport_ops tcp_ops = {
-    .name = "tcp",
-    .listen = tcp_listen,
-    .accept = tcp_accept,
-    .connect = tcp_connect,
-    .acquire_send = tcp_acquire_send,
-    .post_send = tcp_post_send,
-    .recv = tcp_recv,
-    .release_recv = tcp_release_recv,
-    .flush = tcp_flush,
-    .destroy = tcp_destroy,
-};
-
-int tcp_transport_create(struct transport **out)
+static int tcp_describe(struct transport *t, char *buf, size_t len)
 {
+    struct tcp_transport *tt = tcp_of(t);
+    if (tt->so->describe == NULL || tt->fd < 0) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return tt->so->describe(tt->fd, buf, len);
+}
+
+#define STREAM_OPS(ops_name, label)                                                            \
+    static const struct transport_ops ops_name = {                                             \
+        .name = label,                                                                         \
+        .listen = tcp_listen,                                                                  \
+        .accept = tcp_accept,                                                                  \
+        .connect = tcp_connect,                                                                \
+        .acquire_send = tcp_acquire_send,                                                      \
+        .post_send = tcp_post_send,                                                            \
+        .recv = tcp_recv,                                                                      \
+        .release_recv = tcp_release_recv,                                                      \
+        .flush = tcp_flush,                                                                    \
+        .describe = tcp_describe,                                                              \
+        .destroy = tcp_destroy,                                                                \
+    }
+STREAM_OPS(tcp_ops, "tcp");
+STREAM_OPS(smc_ops, "smc");
+STREAM_OPS(rsocket_ops, "rsocket");
+
+/* One back-end over the given socket API; `so->available` says why it cannot exist here. */
+static int stream_transport_create(struct transport **out, const struct transport_ops *ops,
+                                   const struct sock_ops *so)
+{
+    if (so->available != NULL && !so->available())
+        return TRANSPORT_UNAVAILABLE;
     struct tcp_transport *tt = calloc(1, sizeof(*tt));
     if (tt == NULL)
         return err_call("calloc", errno);
-    tt->base.ops = &tcp_ops;
+    tt->base.ops = ops;
+    tt->so = so;
     tt->listen_fd = tt->fd = -1;
     *out = &tt->base;
     return TRANSPORT_OK;
+}
+
+int tcp_transport_create(struct transport **out)
+{
+    return stream_transport_create(out, &tcp_ops, &sock_ops_kernel);
+}
+
+int smc_transport_create(struct transport **out)
+{
+    return stream_transport_create(out, &smc_ops, &sock_ops_smc);
+}
+
+int rsocket_transport_create(struct transport **out)
+{
+    return stream_transport_create(out, &rsocket_ops, &sock_ops_rsocket);
 }

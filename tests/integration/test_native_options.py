@@ -103,5 +103,5 @@ def test_help_lists_every_option_with_ranges(build, program):
             "--timeout SECONDS",
         ):
             assert option in proc.stdout
-        assert "{tcp|shm|shm-zc|rdma}" in proc.stdout
+        assert "{tcp|shm|shm-zc|rdma|smc|rsocket}" in proc.stdout
         assert "{scalar|avx2|avx512|auto}" in proc.stdout

@@ -1,0 +1,1 @@
+"""Experiments: plan, parsers of the reference tools and the report tables."""

@@ -1,0 +1,174 @@
+"""`make bench` rows beyond throughput: latency, rcat, shm against memcpy, and the seeds.
+
+Each function measures with the bench's programs on this one machine and returns
+plain dicts; bench.py puts them in latest.json and latest.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "module_utils"))
+
+from cxfab.experiments import seeds
+
+LATENCY_BYTES = 4096  # pingpong's smallest message
+LATENCY_ITERATIONS = 2000
+RCAT_BYTES = 64 << 20
+RCAT_CHUNK = 1 << 20
+SHM_VS_MEMCPY_TARGET = 0.8
+
+
+def memcpy_bytes_per_s(bench, size: int) -> float:
+    """memcpy of `size` bytes in stencil-bench's process: best of the bench's repeats."""
+    runs = [bench.stencil("scalar", size, 5) for _ in range(max(1, bench.repeats - 2))]
+    return max(r["memcpy_bytes_per_s"] for r in runs)
+
+
+def shm_vs_memcpy(bench, sweep: list[dict]) -> dict:
+    """shm pingpong (one copy per message) against memcpy of the same size, per size.
+
+    Both directions' bytes over wall time against one memcpy stream: each byte shm
+    moves costs one copy, as each byte memcpy moves. The judged ratio is the worst size.
+    """
+    per_size = {}
+    for point in sweep:
+        if point["transport"] != "shm":
+            continue
+        size = point["size_bytes"]
+        reference = memcpy_bytes_per_s(bench, size)
+        per_size[size] = {
+            "shm_bytes_per_s": point["bytes_per_s_total"],
+            "memcpy_bytes_per_s": reference,
+            "ratio": point["bytes_per_s_total"] / reference,
+        }
+    worst = min(per_size, key=lambda s: per_size[s]["ratio"])
+    return {
+        "ratio": per_size[worst]["ratio"],
+        "worst_size": worst,
+        "per_size": per_size,
+        "target_every_size": SHM_VS_MEMCPY_TARGET,
+    }
+
+
+def latency(bench) -> dict:
+    """Small-message round trip (4 KiB, no compute, stop-and-wait) for tcp and shm."""
+    out = {}
+    for transport in ("tcp", "shm"):
+        runs = [
+            bench.pingpong(transport, LATENCY_BYTES, iterations=LATENCY_ITERATIONS)
+            for _ in range(bench.repeats)
+        ]
+        best = min(r["iteration_s"] for r in runs)
+        out[transport] = {"rtt_s": best, "all_rtt_s": [r["iteration_s"] for r in runs]}
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def rcat_once(build: Path, source: str, pipeline: int) -> float:
+    """TCP rcat over loopback: the receiver's bytes/s for one file."""
+    port = _free_port()
+    common = ["--transport", "tcp", "--size", str(RCAT_CHUNK), "--pipeline", str(pipeline)]
+    server = subprocess.Popen(
+        [str(build / "rcat"), *common, "--json", "--server", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with open(source, "rb") as data:
+            subprocess.run(
+                [str(build / "rcat"), *common, "--client", f"127.0.0.1:{port}"],
+                stdin=data,
+                check=True,
+                timeout=120,
+                capture_output=True,
+            )
+        _, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    stats = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    if not stats or stats[-1].get("bytes") != RCAT_BYTES:
+        raise RuntimeError(f"rcat receiver: no complete transfer ({err.strip()[:200]})")
+    return float(stats[-1]["bytes_per_s"])
+
+
+def rcat(bench) -> dict:
+    """rcat over TCP loopback, double-buffered and not, against memcpy of a chunk."""
+    with tempfile.NamedTemporaryFile(prefix="cxfab-rcat-", delete=False) as f:
+        f.write(os.urandom(RCAT_BYTES))
+        source = f.name
+    try:
+        runs = {2: [], 1: []}
+        for repeat in range(bench.repeats):
+            for pipeline in (2, 1) if repeat % 2 == 0 else (1, 2):
+                runs[pipeline].append(rcat_once(bench.build, source, pipeline))
+                time.sleep(0)
+    finally:
+        os.unlink(source)
+    double, single = max(runs[2]), max(runs[1])
+    memcpy = memcpy_bytes_per_s(bench, RCAT_CHUNK)
+    return {
+        "double_bytes_per_s": double,
+        "single_bytes_per_s": single,
+        "memcpy_bytes_per_s": memcpy,
+        "double_over_single": double / single,
+        "double_vs_memcpy": double / memcpy,
+        "single_vs_memcpy": single / memcpy,
+        "all": {"double": runs[2], "single": runs[1]},
+    }
+
+
+def seed_table(ratios: dict, latency_rows: dict, rcat_rows: dict) -> list[dict]:
+    """What one machine can show beside the seeds: only ratios that carry across machines."""
+    rows = [
+        {
+            "figure": "rcat double / single buffering",
+            "ours": rcat_rows["double_over_single"],
+            "seed": seeds.figure("003_rcat_double") / seeds.figure("003_rcat_single"),
+            "note": "seed 003: RDMA over QDR InfiniBand; ours: TCP over loopback",
+        },
+        {
+            "figure": "rcat (double) / ceiling",
+            "ours": rcat_rows["double_vs_memcpy"],
+            "seed": seeds.figure("003_rcat_double") / seeds.figure("003_link"),
+            "note": "ours against memcpy of a chunk (the loopback has no link); "
+            "the seed against its PCIe 2.0 x8 ceiling",
+        },
+        {
+            "figure": "TCP loopback round trip, 4 KiB [us]",
+            "ours": latency_rows["tcp"]["rtt_s"] * 1e6,
+            "seed": 2 * seeds.figure("002_tcp_lo_latency") * 1e6,
+            "note": "seed 002: sockperf ping-pong 14 B (2 x its one-way figure), 8-core VM",
+        },
+        {
+            "figure": "shm round trip / TCP round trip, 4 KiB",
+            "ours": latency_rows["shm"]["rtt_s"] / latency_rows["tcp"]["rtt_s"],
+            "seed": seeds.figure("002_smc_lo_latency") / seeds.figure("002_tcp_lo_latency"),
+            "note": "seed 002's SMC-D loopback (kernel shared memory) vs TCP; ours user space",
+        },
+    ]
+    if "shm_vs_tcp" in ratios:
+        rows.append(
+            {
+                "figure": "shared memory / TCP throughput (information)",
+                "ours": ratios["shm_vs_tcp"],
+                "seed": seeds.figure("002_smc_lo_bw") / seeds.figure("002_tcp_lo_bw"),
+                "note": "depends on the CPU's memcpy and TCP copy speed, not on our code",
+            }
+        )
+    return rows
