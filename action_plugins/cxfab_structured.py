@@ -20,6 +20,7 @@ _MODULE_UTILS = str(Path(__file__).resolve().parent.parent / "module_utils")
 if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
+from cxfab.fabric import plain  # noqa: E402
 from cxfab.onyx.structured import StructuredConfigError  # noqa: E402
 from cxfab.structured import build_all  # noqa: E402
 from cxfab.structured.files import write_structured  # noqa: E402
@@ -62,7 +63,8 @@ class ActionModule(ActionBase):
         if not isinstance(fabric, dict):
             raise AnsibleActionFail("cxfab_structured: no validated fabric (run cxfab_validate)")
         try:
-            devices = build_all(fabric, prune=args["prune"])
+            # plain(): Ansible hands over tagged str/dict subclasses that YAML cannot dump.
+            devices = build_all(plain(fabric), prune=args["prune"])
         except StructuredConfigError as error:
             raise AnsibleActionFail(f"cxfab_structured: fabric {error}") from error
         written, removed = write_structured(os.path.expanduser(args["dest"]), devices)
