@@ -1,4 +1,4 @@
-"""The `supported_cables` schema fragment (not wired into the fabric document yet)."""
+"""The `supported_cables` schema fragment (inventory `cxfab_supported_cables`)."""
 
 from pathlib import Path
 
