@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -43,11 +44,15 @@ class ActionModule(ActionBase):
             result.update(changed=False, summary=report["summary"], path=None)
             return result
         out = write_report(report, reports_dir)
+        written = json.loads((out / "report.json").read_text())
         result.update(
             changed=True,
             path=str(out),
             latest=str(Path(reports_dir) / "latest"),
             summary=report["summary"],
+            categories=report["categories"],
             failed_checks=[c for c in report["checks"] if c["status"] == "fail"],
+            warned_checks=[c for c in report["checks"] if c["status"] == "warn"],
+            diff=written["diff"],
         )
         return result

@@ -1,6 +1,6 @@
 """Validate the whole fabric intent on the controller; never contacts a device.
 
-Reads cxfab_fabric_name, cxfab_switch_pairs, cxfab_vlans and cxfab_workloads
+Reads cxfab_fabric_name, cxfab_switch_pairs, cxfab_vlans, cxfab_workloads, cxfab_supported_cables
 (group_vars/all) and cxfab_host of every host of group `hosts`, validates the
 assembled fabric document (schema + semantic rules) and either fails listing
 every error, one per line with its inventory key path, or sets the fact

@@ -44,6 +44,16 @@ options:
     description: Why the workload run failed, when it did.
     type: str
     default: ""
+  health:
+    description: >-
+      Per host - C({start, end}), the cxfab_nic_health results of verify_health.yml.
+      Left out, no link/cable/card health check is made.
+    type: dict
+  supported_cables:
+    description: The fabric's supported cables (C({vendor, part_number}) entries).
+    type: list
+    elements: dict
+    default: []
 author: cxfab
 """
 
@@ -83,6 +93,8 @@ def main():
             "qos_measurements": {"type": "dict", "default": {}},
             "workload_results": {"type": "list", "elements": "dict", "default": []},
             "workload_error": {"type": "str", "default": ""},
+            "health": {"type": "dict"},
+            "supported_cables": {"type": "list", "elements": "dict", "default": []},
         },
         supports_check_mode=True,
     )
@@ -96,6 +108,8 @@ def main():
             p["workload_results"],
             p["sections"],
             p["workload_error"],
+            p["health"],
+            p["supported_cables"],
         )
     except IntentError as exc:
         module.fail_json(msg=f"fabric.hosts: {exc}", path=exc.path)

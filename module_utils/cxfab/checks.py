@@ -12,6 +12,7 @@ that was not observed ever passes.
 
 from __future__ import annotations
 
+from .checks_health import health_checks
 from .hostnet.cpulist import format_cpulist, parse_cpulist
 
 # /proc/net/bonding prints the mode as a sentence.
@@ -23,7 +24,7 @@ BOND_MODE_TEXT = {
 # Per-lane data rate in Mb/s after line encoding, as the kernel computes it
 # (PCIE_SPEED2MBS_ENC): 8b/10b up to 5 GT/s, 128b/130b from 8 GT/s on.
 PCIE_LANE_MBPS = {2.5: 2000, 5.0: 4000, 8.0: 7876, 16.0: 15753, 32.0: 31507, 64.0: 63015}
-_STATUS_RANK = {"pass": 0, "skip": 1, "fail": 2}
+_STATUS_RANK = {"pass": 0, "skip": 1, "warn": 2, "fail": 3}
 
 
 # ---------------------------------------------------------------- shape
@@ -62,7 +63,7 @@ class Checks(list):
 
 
 def merge(checks: list[dict]) -> list[dict]:
-    """One check per (id, target), keeping the worst status (fail > skip > pass)."""
+    """One check per (id, target), keeping the worst status (fail > warn > skip > pass)."""
     chosen: dict[tuple[str, str], dict] = {}
     for check in checks:
         key = (str(check["id"]), str(check["target"]))
@@ -700,6 +701,8 @@ def all_checks(
     workload_results,
     sections,
     workload_error="",
+    health=None,
+    supported_cables=None,
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
@@ -711,6 +714,8 @@ def all_checks(
     if "hosts" in sections:
         for name in sorted(hosts):
             checks += host_checks(name, structured[name], host_data.get(name))
+        if health is not None:  # link, cable and card health (playbooks/verify_health.yml)
+            checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)

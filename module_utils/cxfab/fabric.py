@@ -2,7 +2,8 @@
 
 The fabric document is the one source of truth every stage reads:
 
-    {fabric_name, switch_pairs, vlans, hosts: {<inventory_hostname>: cxfab_host}, workloads}
+    {fabric_name, switch_pairs, vlans, hosts: {<inventory_hostname>: cxfab_host}, workloads,
+     supported_cables}
 
 Its pieces come from these inventory variables (see docs/data-model.md).
 """
@@ -20,6 +21,7 @@ FABRIC_VARS = {
     "switch_pairs": "cxfab_switch_pairs",
     "vlans": "cxfab_vlans",
     "workloads": "cxfab_workloads",
+    "supported_cables": "cxfab_supported_cables",
 }
 # The per-host variable (host_vars/<host>/) that becomes hosts.<host>.
 HOST_VAR = "cxfab_host"

@@ -3,7 +3,13 @@
 A report is built on the controller from the results the verify playbook collects.
 Every check has the same shape, whatever produced it (switch, host or workload):
 
-    {id, target, category, status: pass|fail|skip, expected, observed, message}
+    {id, target, category, status: pass|warn|fail|skip, expected, observed, message}
+
+The report a person reads first: a summary per report category (switch, firmware,
+link/cable, PCIe, QoS, IRQ, RDMA, performance, lossless; the category comes from the
+check id's prefix, see CATEGORY_OF_PREFIX), then the failures and warnings with
+what was observed and why, then the plots, then every check; and what changed
+state since the previous report of the same fabric (`diff`).
 
 Performance figures are kept beside the checks as series for the plots:
 
@@ -24,7 +30,66 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-STATUSES = ("pass", "fail", "skip")
+STATUSES = ("pass", "warn", "fail", "skip")
+SUMMARY_KEYS = {"pass": "passed", "warn": "warned", "fail": "failed", "skip": "skipped"}
+
+# Report categories, in the order the summary lists them. The first nine are always
+# listed (a category without checks shows that nothing of it was verified).
+CATEGORIES = (
+    "switch",
+    "firmware",
+    "link/cable",
+    "PCIe",
+    "QoS",
+    "IRQ",
+    "RDMA",
+    "performance",
+    "lossless",
+    "network",
+    "other",
+)
+ALWAYS_LISTED = CATEGORIES[:9]
+# First dotted component of a check id -> report category.
+CATEGORY_OF_PREFIX = {
+    # switch pair health (cxfab_onyx_health)
+    "switch": "switch",
+    "mlag": "switch",
+    "mlag_vip": "switch",
+    "mpo": "switch",
+    "magp": "switch",
+    "vrrp": "switch",
+    "config": "switch",
+    "vlan": "switch",
+    "ipl": "switch",
+    # adapter firmware and its configuration (mlxconfig)
+    "firmware": "firmware",
+    "link_type": "firmware",
+    "nvconfig": "firmware",
+    # ports and cables
+    "link": "link/cable",
+    "cable": "link/cable",
+    "flap": "link/cable",
+    "counters": "link/cable",
+    "health": "link/cable",
+    # the card on its bus
+    "pcie": "PCIe",
+    "temp": "PCIe",
+    "qos": "QoS",
+    "irq": "IRQ",
+    "rdma": "RDMA",
+    "perf": "performance",
+    # lossless RoCE (PFC, ECN, trust)
+    "lossless": "lossless",
+    "pfc": "lossless",
+    "ecn": "lossless",
+    "trust": "lossless",
+    "roce": "lossless",
+    # host network
+    "network": "network",
+    "mtu": "network",
+    "bond": "network",
+    "host": "network",
+}
 CHECK_KEYS = ("id", "target", "category", "status", "expected", "observed", "message")
 REDACTED = "********"
 
@@ -76,17 +141,104 @@ def build_report(
         if key in seen:
             raise ReportError(f"checks[{i}]: duplicate check {check['id']} on {check['target']}")
         seen.add(key)
-    summary = {"passed": 0, "failed": 0, "skipped": 0}
+    summary = dict.fromkeys(SUMMARY_KEYS.values(), 0)
     for check in normalised:
-        summary[{"pass": "passed", "fail": "failed", "skip": "skipped"}[check["status"]]] += 1
+        summary[SUMMARY_KEYS[check["status"]]] += 1
     summary["total"] = len(normalised)
     report = {
         "meta": {"generated": datetime.now(UTC).isoformat(timespec="seconds"), **(meta or {})},
         "summary": summary,
+        "categories": category_summary(normalised),
         "checks": normalised,
         "performance": {"bandwidth": list(bandwidth or []), "qos": list(qos or [])},
     }
     return scrub(report, [s for s in (secrets or []) if s])
+
+
+# ---------------------------------------------------------------- reading order
+
+
+def category_of(check_id: str) -> str:
+    """Report category of a check id (`link.ens4.diag` -> `link/cable`); `other` if unknown."""
+    return CATEGORY_OF_PREFIX.get(str(check_id).split(".", 1)[0], "other")
+
+
+def category_summary(checks: list[dict]) -> list[dict]:
+    """Per category, in CATEGORIES order: {category, pass, warn, fail, skip, total}."""
+    counts = {name: dict.fromkeys(STATUSES, 0) for name in CATEGORIES}
+    for check in checks:
+        counts[category_of(check["id"])][check["status"]] += 1
+    rows = []
+    for name in CATEGORIES:
+        total = sum(counts[name].values())
+        if total or name in ALWAYS_LISTED:
+            rows.append({"category": name, **counts[name], "total": total})
+    return rows
+
+
+_ORDER = {name: index for index, name in enumerate(CATEGORIES)}
+_STATUS_ORDER = {"fail": 0, "warn": 1, "skip": 2, "pass": 3}
+
+
+def reading_order(checks: list[dict]) -> list[dict]:
+    """Checks with their report category, by category, then worst status, target, id."""
+    view = [{**check, "group": category_of(check["id"])} for check in checks]
+    return sorted(
+        view,
+        key=lambda c: (_ORDER[c["group"]], _STATUS_ORDER[c["status"]], c["target"], c["id"]),
+    )
+
+
+def problems(checks: list[dict]) -> list[dict]:
+    """Failures first, then warnings, each with its category, observed value and cause."""
+    return [c for c in reading_order(checks) if c["status"] == "fail"] + [
+        c for c in reading_order(checks) if c["status"] == "warn"
+    ]
+
+
+def diff_reports(previous: dict | None, current: dict) -> dict:
+    """What changed state since `previous`: {previous, changed, new, gone, note}."""
+    out = {"previous": None, "changed": [], "new": [], "gone": [], "note": ""}
+    if not previous:
+        out["note"] = "no previous report"
+        return out
+    out["previous"] = (previous.get("meta") or {}).get("generated")
+    before_fabric = (previous.get("meta") or {}).get("fabric")
+    now_fabric = (current.get("meta") or {}).get("fabric")
+    if before_fabric != now_fabric:
+        out["note"] = f"the previous report is of fabric {before_fabric!r}: not compared"
+        return out
+    before = {(c["id"], c["target"]): c for c in previous.get("checks") or []}
+    now = {(c["id"], c["target"]): c for c in current["checks"]}
+    for key, check in now.items():
+        old = before.get(key)
+        entry = {
+            "id": key[0],
+            "target": key[1],
+            "group": category_of(key[0]),
+            "after": check["status"],
+            "observed": check["observed"],
+        }
+        if old is None:
+            out["new"].append({**entry, "before": None})
+        elif old.get("status") != check["status"]:
+            out["changed"].append({**entry, "before": old.get("status")})
+    out["gone"] = [
+        {"id": key[0], "target": key[1], "before": check.get("status")}
+        for key, check in before.items()
+        if key not in now
+    ]
+    for name in ("changed", "new", "gone"):
+        out[name].sort(key=lambda e: (e["target"], e["id"]))
+    return out
+
+
+def _previous(reports_dir: Path) -> dict | None:
+    """The report `latest/` holds before this one replaces it (None if none or unreadable)."""
+    try:
+        return json.loads((reports_dir / "latest" / "report.json").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 # ---------------------------------------------------------------- plots
@@ -160,12 +312,21 @@ def _environment():
     import jinja2
 
     templates = Path(__file__).resolve().parents[2] / "templates" / "report"
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
         autoescape=jinja2.select_autoescape(["html.j2"]),
         keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["md_cell"] = md_cell
+    return env
+
+
+def md_cell(value) -> str:
+    """A value that cannot break a Markdown table row (pipes escaped, one line)."""
+    return " ".join(str(value).split()).replace("|", "\\|")
 
 
 def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None = None) -> Path:
@@ -184,9 +345,15 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
             (out / f"{name}.png").write_bytes(png)
             plots[name] = base64.b64encode(png).decode("ascii")
 
+    report = {**report, "diff": diff_reports(_previous(reports_dir), report)}
     (out / "report.json").write_text(json.dumps(report, indent=2, sort_keys=False) + "\n")
     env = _environment()
-    context = {"report": report, "plots": plots}
+    context = {
+        "report": report,
+        "plots": plots,
+        "problems": problems(report["checks"]),
+        "table": reading_order(report["checks"]),
+    }
     (out / "report.md").write_text(env.get_template("report.md.j2").render(**context))
     (out / "report.html").write_text(env.get_template("report.html.j2").render(**context))
 

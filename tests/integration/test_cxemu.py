@@ -321,3 +321,39 @@ def test_seed_discovers_pci_function_in_both_sysfs_layouts(tmp_path):
         text=True,
     ).stdout
     assert "Base MAC:              525400000001" in out
+
+
+def test_mstlink_colours_values_and_orders_ber_the_mstflint_way(lab):
+    out = lab.run("mstlink", "-d", "65:00.0", "-c", "-m", check=0).stdout
+    assert "State                           : \x1b[32mActive\x1b[0m\n" in out
+    rows = [line.split(":")[0].strip() for line in out.splitlines() if "Physical" in line]
+    assert rows.index("Raw Physical Errors Per Lane") < rows.index("Effective Physical BER")
+    assert "Vendor Part Number              : MCP1600-E002\n" in out
+    # MFT's mlxlink keeps seed 000's order and prints no colour
+    mft = lab.run("mlxlink", "-d", "65:00.0", "-c", check=0).stdout
+    assert "\x1b[" not in mft and "Module Info" not in mft
+    assert mft.index("Raw Physical BER") < mft.index("Raw Physical Errors Per Lane")
+
+
+def test_pcie_knob_needs_a_fake_sysfs_tree_and_flap_counts(lab, tmp_path):
+    before = lab.card_bytes()
+    refused = lab.run("cxemu-admin", "set", "-d", "65:00.0", "pcie.width=8", check=2)
+    assert "only through a fake sysfs tree (CXEMU_SYSFS_ROOT)" in refused.stderr
+    assert lab.card_bytes() == before
+    sysfs = tmp_path / "sys"
+    (sysfs / "class/net/cxa0").mkdir(parents=True)
+    (sysfs / "class/net/cxa0/carrier_changes").write_text("7\n")
+    env = {**os.environ, "CXEMU_STATE_DIR": str(lab.state), "CXEMU_SYSFS_ROOT": str(sysfs)}
+
+    def admin(*args):
+        return subprocess.run(
+            [str(BIN / "cxemu-admin"), *args], env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    admin("set", "-d", "65:00.0", "pcie.width=8")
+    device = sysfs / "bus/pci/devices/0000:65:00.1"
+    assert (device / "current_link_width").read_text() == "8\n"
+    assert (device / "max_link_width").read_text() == "16\n"
+    assert (device / "current_link_speed").read_text() == "8.0 GT/s PCIe\n"
+    assert admin("flap", "-d", "65:00.0").strip() == "cxa0: carrier_changes 7 -> 9"
+    assert (sysfs / "class/net/cxa0/carrier_changes").read_text() == "9\n"

@@ -1,9 +1,21 @@
 """The report writer: derived summary, validation, secret scrubbing, files on disk."""
 
 import json
+from pathlib import Path
 
 import pytest
-from cxfab.report import ReportError, build_report, write_report
+from cxfab.report import (
+    ALWAYS_LISTED,
+    CATEGORIES,
+    CATEGORY_OF_PREFIX,
+    ReportError,
+    build_report,
+    category_of,
+    diff_reports,
+    md_cell,
+    problems,
+    write_report,
+)
 
 CHECKS = [
     {
@@ -38,7 +50,13 @@ CHECKS = [
 
 def test_summary_is_counted_from_the_checks():
     report = build_report(CHECKS)
-    assert report["summary"] == {"passed": 1, "failed": 1, "skipped": 1, "total": 3}
+    assert report["summary"] == {
+        "passed": 1,
+        "warned": 0,
+        "failed": 1,
+        "skipped": 1,
+        "total": 3,
+    }
 
 
 def test_unknown_status_is_rejected_with_its_index():
@@ -95,3 +113,144 @@ def test_verify_sections_follow_the_tags():
     assert sections_run(["verify_hosts", "always"], []) == ["hosts"]
     assert sections_run(["all"], ["verify_perf"]) == ["switches", "hosts", "qos"]
     assert sections_run([], ["verify_qos", "verify_perf"]) == ["switches", "hosts"]
+
+
+# ---------------------------------------------------------------- the report a person reads first
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "report"
+
+
+def recorded(name: str) -> dict:
+    return json.loads((FIXTURES / name).read_text())
+
+
+@pytest.mark.parametrize(
+    ("check_id", "category"),
+    [
+        ("mlag.oper", "switch"),
+        ("mlag_vip.nodes", "switch"),
+        ("config.saved", "switch"),
+        ("firmware.cx4.version", "firmware"),
+        ("nvconfig.cx4.SRIOV_EN", "firmware"),
+        ("link_type.cx4.p1", "firmware"),
+        ("link.ens4.diag", "link/cable"),
+        ("cable.ens4.supported", "link/cable"),
+        ("flap.ens4", "link/cable"),
+        ("counters.ens4", "link/cable"),
+        ("pcie.cx4.link", "PCIe"),
+        ("temp.cx4", "PCIe"),
+        ("qos.vlan10.throughput", "QoS"),
+        ("irq.ens4", "IRQ"),
+        ("rdma.rxe0.state", "RDMA"),
+        ("perf.link_fraction", "performance"),
+        ("pfc.ens4.priority3", "lossless"),
+        ("mtu.bond0", "network"),
+        ("something.new", "other"),
+    ],
+)
+def test_category_comes_from_the_id_prefix(check_id, category):
+    assert category_of(check_id) == category
+
+
+def test_every_prefix_maps_to_a_listed_category():
+    assert set(CATEGORY_OF_PREFIX.values()) <= set(CATEGORIES)
+    assert ALWAYS_LISTED == (
+        "switch",
+        "firmware",
+        "link/cable",
+        "PCIe",
+        "QoS",
+        "IRQ",
+        "RDMA",
+        "performance",
+        "lossless",
+    )
+
+
+def test_summary_per_category_counts_and_lists_what_was_not_verified():
+    report = build_report(recorded("report.json")["checks"])
+    rows = {row["category"]: row for row in report["categories"]}
+    assert list(rows)[:9] == list(ALWAYS_LISTED)
+    assert rows["link/cable"] == {
+        "category": "link/cable",
+        "pass": 6,
+        "warn": 1,
+        "fail": 2,
+        "skip": 0,
+        "total": 9,
+    }
+    assert (rows["PCIe"]["fail"], rows["PCIe"]["skip"]) == (1, 1)
+    assert rows["lossless"]["total"] == 0  # listed, with nothing verified
+    assert "other" not in rows  # every recorded id has a category
+    assert report["summary"]["warned"] == 1
+
+
+def test_problems_are_failures_then_warnings_in_category_order():
+    found = problems(build_report(recorded("report.json")["checks"])["checks"])
+    assert [(c["status"], c["id"]) for c in found] == [
+        ("fail", "flap.cxa0"),
+        ("fail", "link.cxb0.diag"),
+        ("fail", "pcie.cx4.link"),
+        ("warn", "cable.cxb0.supported"),
+    ]
+
+
+def test_diff_names_what_changed_state_since_the_previous_report():
+    current = build_report(recorded("report.json")["checks"], meta={"fabric": "lab"})
+    diff = diff_reports(recorded("previous.json"), current)
+    assert diff["previous"] == "2026-11-22T18:02:11+00:00"
+    assert [(e["id"], e["before"], e["after"]) for e in diff["changed"]] == [
+        ("flap.cxa0", "pass", "fail"),
+        ("link.cxb0.diag", "pass", "fail"),
+        ("pcie.cx4.link", "pass", "fail"),
+    ]
+    assert [e["id"] for e in diff["new"]] == ["cable.cxb0.supported"]
+    assert [(e["id"], e["before"]) for e in diff["gone"]] == [("perf.tcp_vs_iperf3", "pass")]
+    other_fabric = diff_reports(recorded("previous.json"), build_report([], meta={"fabric": "x"}))
+    assert "not compared" in other_fabric["note"] and not other_fabric["changed"]
+    assert diff_reports(None, current)["note"] == "no previous report"
+
+
+def _sections_in_order(text: str, headings: list[str]) -> list[int]:
+    return [text.index(heading) for heading in headings]
+
+
+def test_example_report_reads_summary_failures_diff_plots_table(tmp_path):
+    example = recorded("report.json")
+    previous = recorded("previous.json")
+    (tmp_path / "latest").mkdir()
+    (tmp_path / "latest" / "report.json").write_text(json.dumps(previous))
+    report = build_report(
+        example["checks"],
+        bandwidth=example["performance"]["bandwidth"],
+        qos=example["performance"]["qos"],
+        meta=example["meta"],
+    )
+    out = write_report(report, tmp_path, stamp="example")
+    md = (out / "report.md").read_text()
+    headings = [
+        "## Summary by category",
+        "## Failures and warnings",
+        "## Changes since the previous report",
+        "## Bandwidth vs message size",
+        "## All checks",
+    ]
+    positions = _sections_in_order(md, headings)
+    assert positions == sorted(positions)
+    assert "| link/cable | 6 | 1 | **2** | 0 |" in md
+    assert "| lossless (not verified in this run) | - | - | - | - |" in md
+    assert (
+        "| **FAIL** | link/cable | lab-host1 | link.cxb0.diag | "
+        "module not supported (opcode 1036), cable OPTCORE Q-100G-DAC-P2M |"
+    ) in md
+    assert "| pcie.cx4.link | lab-host1 | pass | fail |" in md
+    html = (out / "report.html").read_text()
+    ids = ['id="categories"', 'id="problems"', 'id="diff"', "data:image/png", 'id="checks"']
+    positions = _sections_in_order(html, ids)
+    assert positions == sorted(positions)
+    written = json.loads((out / "report.json").read_text())
+    assert len(written["diff"]["changed"]) == 3
+
+
+def test_markdown_cells_cannot_break_the_table():
+    assert md_cell("a | b\nc") == "a \\| b c"

@@ -25,7 +25,14 @@ def vrrp_gateway(vlan_id):
 def test_example_inventory_validates():
     result = run(EXAMPLE)
     assert result.errors == []
-    assert list(result.fabric) == ["fabric_name", "switch_pairs", "vlans", "hosts", "workloads"]
+    assert list(result.fabric) == [
+        "fabric_name",
+        "switch_pairs",
+        "vlans",
+        "hosts",
+        "workloads",
+        "supported_cables",
+    ]
     assert set(result.fabric["hosts"]) == {"cardamine", "apricot"}
 
 

@@ -38,7 +38,7 @@ import yaml
 SCHEMA_DIR = Path(__file__).resolve().parent
 
 # The top-level keys of the fabric document, in document order.
-TOP_LEVEL_KEYS = ("fabric_name", "switch_pairs", "vlans", "hosts", "workloads")
+TOP_LEVEL_KEYS = ("fabric_name", "switch_pairs", "vlans", "hosts", "workloads", "supported_cables")
 
 _JSON_TYPES = {
     "str": "string",

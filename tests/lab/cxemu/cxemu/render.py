@@ -209,7 +209,91 @@ def link_state(card: dict, port: int, carrier: bool | None) -> str:
     return "up"
 
 
-def mlxlink(card: dict, port: int, carrier: bool | None, counters: bool) -> str:
+def _module_info(card: dict, port: int) -> dict:
+    """Module Info (``-m``): the cable EEPROM as mlxlink decodes it (PDDR module page)."""
+    name = card["ports"][port].get("cable")
+    if not name:
+        return {"Identifier": "N/A", "Vendor Name": "N/A", "Vendor Part Number": "N/A"}
+    cable = catalog.CABLES[name]
+    return {
+        "Identifier": cable["identifier"].split(" (")[0],
+        "Compliance": cable["compliance"],
+        "Cable Technology": cable["technology"].split(" (")[0],
+        "Cable Type": "Passive copper cable",
+        "OUI": cable["vendor"] if cable["genuine"] else "Other",
+        "Vendor Name": cable["vendor"],
+        "Vendor Part Number": cable["part_number"],
+        "Vendor Serial Number": cable_serial(card, port),
+        "Rev": cable["revision"],
+        "Wavelength [nm]": "N/A",
+        "Transfer Distance [m]": str(cable["length_m"]),
+        "Attenuation (5g,7g,12g) [dB]": ",".join(str(db) for db in cable["attenuation"][1:4]),
+        "FW Version": "N/A",
+        "Digital Diagnostic Monitoring": "No",
+        "Power Class": "N/A",
+        "CDR RX": "N/A",
+        "CDR TX": "N/A",
+        "LOS Alarm": "N/A",
+        "Temperature [C]": "N/A",
+    }
+
+
+def _ber_rows(card: dict, port: int, up: bool, flavour: str, protocol: str) -> dict:
+    """Physical Counters and BER Info, in the row order of the tool that prints it.
+
+    MFT 4.15 (seed 000): Effective errors, Effective BER, Raw BER, Raw errors per lane.
+    mstflint 4.21-4.26 (prepareBerInfoEDR): per-lane errors second, and a Link Down
+    Counter row only on an InfiniBand port.
+    """
+    if up:
+        minutes = max(0.0, (time.time() - card.get("counters_cleared_at", time.time())) / 60)
+        values = {
+            "Time Since Last Clear [Min]": f"{minutes:.1f}",
+            "Effective Physical Errors": "0",
+            "Effective Physical BER": "15E-255",
+            "Raw Physical BER": "15E-255",
+            "Raw Physical Errors Per Lane": "0,0,0,0",
+        }
+    else:
+        values = dict.fromkeys(
+            (
+                "Time Since Last Clear [Min]",
+                "Effective Physical Errors",
+                "Effective Physical BER",
+                "Raw Physical BER",
+                "Raw Physical Errors Per Lane",
+            ),
+            "N/A",
+        )
+    if flavour == "mft":
+        return values
+    order = (
+        "Time Since Last Clear [Min]",
+        "Effective Physical Errors",
+        "Raw Physical Errors Per Lane",
+        "Effective Physical BER",
+        "Raw Physical BER",
+    )
+    rows = {name: values[name] for name in order}
+    if protocol == "IB":
+        downs = card["ports"][port].get("link_down_events", 0)
+        rows["Link Down Counter"] = str(downs) if up else "N/A"
+    return rows
+
+
+_GREEN, _RED, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
+
+
+def mlxlink(
+    card: dict,
+    port: int,
+    carrier: bool | None,
+    counters: bool,
+    module: bool = False,
+    flavour: str = "mft",
+) -> str:
+    """``mlxlink`` (flavour ``mft``, MFT 4.15 as in seed 000) or ``mstlink`` (``mstflint``:
+    the same sections, values in ANSI colours, the mstflint BER row order)."""
     kind = device_type(card)
     protocol = port_protocol(card, port)
     state = link_state(card, port, carrier)
@@ -255,31 +339,31 @@ def mlxlink(card: dict, port: int, carrier: bool | None, counters: bool) -> str:
         ),
     }[state]
     sections = [
-        ("Operational Info", operational),
-        ("Supported Info", {"Enabled Link Speed": enabled, "Supported Cable Speed": cable_speeds}),
+        ("Operational Info", operational, True),
+        (
+            "Supported Info",
+            {"Enabled Link Speed": enabled, "Supported Cable Speed": cable_speeds},
+            True,
+        ),
         (
             "Troubleshooting Info",
             {"Status Opcode": trouble[0], "Group Opcode": trouble[1], "Recommendation": trouble[2]},
+            True,
         ),
     ]
+    if module:
+        sections.append(("Module Info", _module_info(card, port), False))
     if counters:
-        if up:
-            minutes = max(0.0, (time.time() - card.get("counters_cleared_at", time.time())) / 60)
-            values = [f"{minutes:.1f}", "0", "15E-255", "15E-255", "0,0,0,0"]
-        else:
-            values = ["N/A"] * 5
-        names = [
-            "Time Since Last Clear [Min]",
-            "Effective Physical Errors",
-            "Effective Physical BER",
-            "Raw Physical BER",
-            "Raw Physical Errors Per Lane",
-        ]
-        sections.append(("Physical Counters and BER Info", dict(zip(names, values, strict=True))))
+        rows = _ber_rows(card, port, up, flavour, protocol)
+        sections.append(("Physical Counters and BER Info", rows, False))
+    colour = _GREEN if up else _RED
     out = [""]
-    for title, fields in sections:
+    for title, fields, coloured in sections:
         out += [title, "-" * len(title)]
-        out += [f"{name:<32}: {value}" for name, value in fields.items()]
+        for name, value in fields.items():
+            if flavour == "mstflint" and coloured:
+                value = f"{colour}{value}{_RESET}"
+            out.append(f"{name:<32}: {value}")
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -289,9 +373,14 @@ def cable_name(card: dict, port: int) -> str:
     return f"{mst_name(card, port).rsplit('/', 1)[-1]}_cable_{port}"
 
 
+def cable_serial(card: dict, port: int) -> str:
+    cable = catalog.CABLES[card["ports"][port]["cable"]]
+    return ("MT" if cable["genuine"] else "OC") + card["base_mac"][-6:].upper() + f"{port:02d}"
+
+
 def mlxcables_block(index: int, card: dict, port: int) -> str:
     cable = catalog.CABLES[card["ports"][port]["cable"]]
-    serial = ("MT" if cable["genuine"] else "OC") + card["base_mac"][-6:].upper() + f"{port:02d}"
+    serial = cable_serial(card, port)
     freqs = ("2.5GHz", "5.0GHz", "7.0GHz", "12.9GHz", "25.78GHz")
     attenuation = [
         f"{freq + ':':<10}{db}dB" for freq, db in zip(freqs, cable["attenuation"], strict=True)

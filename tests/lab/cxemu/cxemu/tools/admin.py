@@ -7,13 +7,16 @@
     cxemu-admin make-image --psid P --version V --out FILE [--device-type T] [--pxe V] [--uefi V]
     cxemu-admin catalog [--list | --psid P --fw V [--pxe V] [--uefi V] | --remove P]
     cxemu-admin remove -d <dev>
+    cxemu-admin flap -d <dev>          (one link down/up of the port <dev> names)
 
 ``set`` keys: device_type, psid, part_number, description, base_mac, fw (flash and
 running), fw.flash, fw.running, pxe, uefi, config.<PARAM> (current and next),
 config.<PARAM>.<default|current|next>, port<N>.cable (mellanox|optcore|none),
 port<N>.link (auto|down), port<N>.eth_enabled_speeds, netdev<N>,
 netdev<N>.shaper_scale (kernel shaper rate = configured rate x scale, for slow
-guests). A bad key or value fails with the key and the reason, and changes nothing.
+guests), pcie.<speed|width|max_speed|max_width> (the PCIe link, e.g. pcie.width=8
+for seed 000's narrow slot; shown only in a CXEMU_SYSFS_ROOT tree). A bad key or
+value fails with the key and the reason, and changes nothing.
 """
 
 import argparse
@@ -21,9 +24,11 @@ import copy
 import hashlib
 import json
 import re
+import subprocess
 import sys
 
-from .. import EMULATOR_TAG, catalog, image, model, sysfs
+from .. import EMULATOR_TAG, catalog, image, model, pcie, sysfs
+from ..pcie import PublishError
 from ..state import DeviceNotFound, Store, normalize_bdf
 
 VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
@@ -88,6 +93,8 @@ def cmd_seed(args) -> int:
             base_mac,
         )
         store.add(card)
+        if pcie.fake_tree() is not None:
+            pcie.publish(card)
         if profile["available"]:
             store.catalog[card["psid"]] = model.catalog_entry(profile["available"])
             store.mark_catalog()
@@ -177,6 +184,16 @@ def apply_setting(card: dict, key: str, value: str) -> None:
         card["netdevs"][index] = value
         if value:
             card["qos"][value] = card["qos"].pop(old, None) or model.default_qos()
+    elif match := re.fullmatch(r"pcie\.(speed|width|max_speed|max_width)", key):
+        field = match.group(1)
+        allowed = pcie.SPEEDS if "speed" in field else pcie.WIDTHS
+        try:
+            number = float(value) if "speed" in field else int(value)
+        except ValueError:
+            number = None
+        if number not in allowed:
+            raise AdminError(f"{key}: {value!r} is not one of {', '.join(map(str, allowed))}")
+        card["pcie"] = {**pcie.link_of(card), field: number}
     else:
         raise AdminError(f"{key}: unknown key (see cxemu-admin set --help)")
 
@@ -213,6 +230,11 @@ def cmd_set(args) -> int:
                 apply_setting(draft, key.strip(), value.strip())
             except AdminError as exc:
                 return _fail(f"set: {exc}")
+        if draft.get("pcie") != card.get("pcie"):
+            try:
+                pcie.publish(draft)
+            except PublishError as exc:
+                return _fail(f"set: pcie: {exc}")
         card.clear()
         card.update(draft)
         store.mark(card)
@@ -291,6 +313,21 @@ def cmd_remove(args) -> int:
     return 0
 
 
+def cmd_flap(args) -> int:
+    with Store(write=True) as store:
+        try:
+            target = store.resolve(args.device)
+        except DeviceNotFound:
+            return _fail(f"flap: -d: no emulated device {args.device!r}")
+        try:
+            done = pcie.flap(target.card, target.port)
+        except (PublishError, OSError, subprocess.CalledProcessError) as exc:
+            return _fail(f"flap: {exc}")
+        store.mark(target.card)
+    print(done)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cxemu-admin",
@@ -330,6 +367,9 @@ def _parser() -> argparse.ArgumentParser:
     remove = sub.add_parser("remove", help="delete a card")
     remove.add_argument("-d", "--device", required=True)
     remove.set_defaults(func=cmd_remove)
+    flap = sub.add_parser("flap", help="take the port's link down and up once")
+    flap.add_argument("-d", "--device", required=True, help="BDF or mst name of the port")
+    flap.set_defaults(func=cmd_flap)
     return parser
 
 
