@@ -357,7 +357,9 @@ def fail_and_restore(module, exc, timer, actions, files):
     details = {"actions": [describe(a) for a in actions], "files": files, "changed": True}
     if not timer.get("armed"):
         module.fail_json(msg=cause, **details)
-    result = rollback.fire(module.params["rollback_dir"], timer["token"], cause)
+    result = rollback.fire(
+        module.params["rollback_dir"], timer["token"], cause, stop=_runner(module)
+    )
     if result is None:  # the watchdog got there first
         result = rollback.disarm(module.params["rollback_dir"], timer["token"])
     module.fail_json(

@@ -218,3 +218,16 @@ def test_installed_copy_imports_everything_the_restore_needs(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "lib")],
                          capture_output=True, text=True, check=True, cwd="/")  # fmt: skip
     assert out.stdout.strip() == str(tmp_path / "lib/cxfab/hostnet/rollback.py")
+
+
+def test_module_restoring_after_a_failed_change_also_stops_the_timer(tmp_path, networkd):
+    record_dir, runner = str(tmp_path / "r"), FakeRunner()
+    armed = rollback.arm(record_dir, snapshot_of(networkd), 60, sources(), systemd=True,
+                         runner=runner)  # fmt: skip
+    result = rollback.fire(record_dir, armed["token"], "netlink refused a change: EOPNOTSUPP",
+                           restorer=lambda record: ([], []), stop=runner)  # fmt: skip
+    assert runner.calls[-1] == ["systemctl", "stop", f"{armed['unit']}.timer"]
+    assert rollback.describe_result(result) == (
+        "reverted: netlink refused a change: EOPNOTSUPP, "
+        "restored nothing (the host was already as before)"
+    )

@@ -268,12 +268,19 @@ def disarm(directory: str, token: str = "", runner=subprocess.run, clock=time.ti
 
 
 # ---------------------------------------------------------------- on the host
-def fire(directory: str, token: str, reason: str, restorer=None, clock=time.time) -> dict | None:
-    """Restore the snapshot of `token` if it is still armed; return the result (None: not armed)."""
+def fire(
+    directory: str, token: str, reason: str, restorer=None, clock=time.time, stop=None
+) -> dict | None:
+    """Restore the snapshot of `token` if it is still armed; return the result (None: not armed).
+
+    `stop` (a runner) also stops the watchdog: the module restoring after a failed change.
+    """
     with _locked(directory):
         armed = _read_json(os.path.join(directory, ARMED))
         if not armed or armed["token"] != token:
             return None
+        if stop is not None:
+            _stop(armed, stop)
         restored, errors = (restorer or restore)(armed)
         result = {
             "state": "reverted",
