@@ -14,10 +14,16 @@ description:
   - Refuses, before changing anything, an intent touching the management
     interface, the interface holding the address the Ansible connection came in
     on, or the interface routing back to the controller (and the devices under them).
-version_added: "0.1.0"
   - Writes the systemd-networkd files of the structured config (C(networkd)) so
     the same state comes back at boot, removes cxfab's files that are no longer
     wanted and reloads networkd when a file changed (where systemd runs).
+  - With I(revert_seconds), before changing anything it records the links it can
+    alter and cxfab's networkd files under I(rollback_dir) and arms a watchdog
+    (a transient systemd timer, else a detached process) that restores them unless
+    M(cxfab_host_network_confirm) confirms in time. A run with nothing to change
+    arms nothing; a change that fails is restored at once and the task fails with
+    C(reverted).
+version_added: "0.1.0"
 options:
   structured:
     description: The host's structured config (C(build/structured/<host>.yml)).
@@ -47,6 +53,14 @@ options:
     description: Directory of the systemd-networkd files.
     type: path
     default: /etc/systemd/network
+  revert_seconds:
+    description: Arm a revert timer of this many seconds before a change (0 - none).
+    type: int
+    default: 0
+  rollback_dir:
+    description: Where the snapshot, the watchdog and its result live (root only).
+    type: path
+    default: /run/cxfab/network-rollback
 author: cxfab
 """
 
@@ -79,17 +93,28 @@ files:
   type: list
   elements: str
   returned: always
+rollback:
+  description: >-
+    The revert timer - C(armed), and when armed its C(token), C(seconds),
+    C(deadline) (epoch) and C(method) (systemd-run or detached process).
+  type: dict
+  returned: always
 """
 
 import os  # noqa: E402
 import socket  # noqa: E402
+import sys  # noqa: E402
 
+import ansible.module_utils.cxfab.hostnet as hostnet  # noqa: E402
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.bonding import (  # noqa: E402
-    BOND_MODES,
-    LACP_RATES,
-    XMIT_HASH_POLICIES,
+from ansible.module_utils.cxfab.hostnet import (  # noqa: E402
+    IntentError,
+    agent,
+    bonding,
+    linkplan,
+    netlink,
+    restore,
+    rollback,
 )
 from ansible.module_utils.cxfab.hostnet.linkplan import (  # noqa: E402
     check_protected,
@@ -98,6 +123,7 @@ from ansible.module_utils.cxfab.hostnet.linkplan import (  # noqa: E402
     simulate,
     summary,
 )
+from ansible.module_utils.cxfab.hostnet.netlink import apply, read_links  # noqa: E402
 
 try:
     from pyroute2 import IPRoute
@@ -109,58 +135,12 @@ except ImportError as exc:  # pragma: no cover - reported through fail_json
     NetlinkError = OSError
     PYROUTE2_IMPORT_ERROR = exc
 
-IFF_UP = 0x1
 # Every systemd-networkd file cxfab writes starts with this (build/structured networkd).
 NETWORKD_PREFIX = "60-cxfab-"
-MODE_NAMES = {v: k for k, v in BOND_MODES.items()}
-LACP_NAMES = {v: k for k, v in LACP_RATES.items()}
-HASH_NAMES = {v: k for k, v in XMIT_HASH_POLICIES.items()}
 
 
-def _info(msg):
-    linkinfo = msg.get_attr("IFLA_LINKINFO")
-    if not linkinfo:
-        return None, None
-    return linkinfo.get_attr("IFLA_INFO_KIND"), linkinfo.get_attr("IFLA_INFO_DATA")
-
-
-def read_links(ipr) -> dict:
-    """Normalised view of every link (see module_utils linkplan for the shape)."""
-    raw = list(ipr.get_links())
-    names = {msg["index"]: msg.get_attr("IFLA_IFNAME") for msg in raw}
-    links = {}
-    for msg in raw:
-        kind, data = _info(msg)
-        entry = {
-            "index": msg["index"],
-            "kind": kind,
-            "mtu": msg.get_attr("IFLA_MTU"),
-            "master": names.get(msg.get_attr("IFLA_MASTER")),
-            "link": names.get(msg.get_attr("IFLA_LINK")) if kind == "vlan" else None,
-            "up": bool(msg["flags"] & IFF_UP),
-            "addresses": [],
-        }
-        if kind == "vlan" and data is not None:
-            entry["vlan_id"] = data.get_attr("IFLA_VLAN_ID")
-            egress = data.get_attr("IFLA_VLAN_EGRESS_QOS")
-            mappings = egress.get_attrs("IFLA_VLAN_QOS_MAPPING") if egress else []
-            entry["egress_qos_map"] = {int(m["from"]): int(m["to"]) for m in mappings}
-        if kind == "bond" and data is not None:
-            entry["bond"] = {
-                "mode": MODE_NAMES.get(data.get_attr("IFLA_BOND_MODE")),
-                "miimon": data.get_attr("IFLA_BOND_MIIMON"),
-                "lacp_rate": LACP_NAMES.get(data.get_attr("IFLA_BOND_AD_LACP_RATE")),
-                "xmit_hash_policy": HASH_NAMES.get(data.get_attr("IFLA_BOND_XMIT_HASH_POLICY")),
-            }
-        links[msg.get_attr("IFLA_IFNAME")] = entry
-    for msg in ipr.get_addr(family=socket.AF_INET):
-        name = names.get(msg["index"])
-        # Only global addresses are managed; host-scope (127/8) ones belong to lo.
-        if name in links and msg["scope"] == 0:
-            links[name]["addresses"].append(f"{msg.get_attr('IFA_ADDRESS')}/{msg['prefixlen']}")
-    for entry in links.values():
-        entry["addresses"].sort()
-    return links
+class NotConverged(RuntimeError):
+    """The links still differ from the intent after applying the plan."""
 
 
 def connection_seeds(ipr, links: dict, mgmt: str, ssh_connection: str, extra) -> dict:
@@ -213,14 +193,9 @@ def ssh_connection_of_session(pid: int | None = None) -> str:
     return ""
 
 
-def persist_files(module, directory: str, files: dict, prefix: str) -> list[str]:
-    """Make `directory` hold exactly `files` among the names starting with `prefix`."""
+def file_changes(directory: str, files: dict, prefix: str) -> list[str]:
+    """What making `directory` hold exactly `files` among the `prefix` names would do."""
     changes = []
-    existing = (
-        sorted(n for n in os.listdir(directory) if n.startswith(prefix))
-        if (os.path.isdir(directory))
-        else []
-    )
     for name, text in files.items():
         path = os.path.join(directory, name)
         try:
@@ -230,94 +205,30 @@ def persist_files(module, directory: str, files: dict, prefix: str) -> list[str]
         except FileNotFoundError:
             pass
         changes.append(f"write {path}")
-        if not module.check_mode:
-            os.makedirs(directory, mode=0o755, exist_ok=True)
-            with open(path + ".cxfab-new", "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(path + ".cxfab-new", 0o644)
-            os.replace(path + ".cxfab-new", path)
-    for name in existing:
-        if name not in files:
-            changes.append(f"remove {os.path.join(directory, name)}")
-            if not module.check_mode:
-                os.unlink(os.path.join(directory, name))
+    if os.path.isdir(directory):
+        for name in sorted(n for n in os.listdir(directory) if n.startswith(prefix)):
+            if name not in files:
+                changes.append(f"remove {os.path.join(directory, name)}")
     return changes
 
 
-def qos_attrs(mapping: dict) -> dict:
-    """IFLA_VLAN_EGRESS_QOS payload; unlisted priorities are reset to 0."""
-    mapping = {int(k): int(v) for k, v in (mapping or {}).items()}
-    return {
-        "attrs": [
-            ("IFLA_VLAN_QOS_MAPPING", {"from": prio, "to": mapping.get(prio, 0)})
-            for prio in range(8)
-        ]
-    }
+def write_files(directory: str, files: dict, prefix: str) -> None:
+    os.makedirs(directory, mode=0o755, exist_ok=True)
+    for name, text in files.items():
+        path = os.path.join(directory, name)
+        with open(path + ".cxfab-new", "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(path + ".cxfab-new", 0o644)
+        os.replace(path + ".cxfab-new", path)
+    for name in os.listdir(directory):
+        if name.startswith(prefix) and name not in files and not name.endswith(".cxfab-new"):
+            os.unlink(os.path.join(directory, name))
 
 
-def _bond_params(params: dict) -> dict:
-    out = {"bond_mode": BOND_MODES[params["mode"]], "bond_miimon": params["miimon"]}
-    if params["mode"] == "802.3ad":
-        out["bond_ad_lacp_rate"] = LACP_RATES[params["lacp_rate"]]
-    if params["mode"] in ("802.3ad", "balance-xor", "balance-tlb"):
-        out["bond_xmit_hash_policy"] = XMIT_HASH_POLICIES[params["xmit_hash_policy"]]
-    return out
-
-
-def apply(ipr, actions, intent):
-    def index(name):
-        found = ipr.link_lookup(ifname=name)
-        if not found:
-            raise RuntimeError(f"{name} vanished during the run")
-        return found[0]
-
-    bond = intent.get("bond") or {}
-    for action, name, args in actions:
-        if action == "create_bond":
-            ipr.link("add", ifname=name, kind="bond", **_bond_params(args))
-        elif action == "set_bond":
-            if args["release"]:
-                for slave in ipr.link_lookup(master=index(name)):
-                    ipr.link("set", index=slave, master=0)
-            if args["down"]:
-                ipr.link("set", index=index(name), state="down")
-            ipr.link("set", index=index(name), kind="bond", **_bond_params(bond))
-            ipr.link("set", index=index(name), state="up")
-        elif action == "enslave":
-            ipr.link("set", index=index(name), state="down")
-            if args.get("old") and args["old"] != args["master"]:
-                ipr.link("set", index=index(name), master=0)
-            ipr.link("set", index=index(name), master=index(args["master"]))
-            ipr.link("set", index=index(name), state="up")
-        elif action == "set_mtu":
-            ipr.link("set", index=index(name), mtu=args["mtu"])
-        elif action == "create_vlan":
-            extra = {}
-            if args.get("egress_qos_map"):
-                extra["vlan_egress_qos"] = qos_attrs(args["egress_qos_map"])
-            ipr.link(
-                "add",
-                ifname=name,
-                kind="vlan",
-                link=index(args["link"]),
-                vlan_id=args["id"],
-                **extra,
-            )
-        elif action == "set_egress_map":
-            ipr.link(
-                "set",
-                index=index(name),
-                kind="vlan",
-                vlan_egress_qos=qos_attrs(args["egress_qos_map"]),
-            )
-        elif action in ("add_address", "del_address"):
-            address, prefix = args["address"].split("/")
-            verb = "add" if action == "add_address" else "del"
-            ipr.addr(verb, index=index(name), address=address, prefixlen=int(prefix))
-        elif action == "set_up":
-            ipr.link("set", index=index(name), state="up")
-        elif action == "delete":
-            ipr.link("del", index=index(name))
+def watchdog_sources() -> dict[str, str]:
+    """The package files the revert watchdog runs, from this module's own payload."""
+    modules = [hostnet, bonding, linkplan, restore, netlink, rollback]
+    return agent.package_sources(modules, rollback.PACKAGE_FILES)
 
 
 def _view(intent, links):
@@ -337,58 +248,46 @@ def main():
             "purge_addresses": {"type": "bool", "default": True},
             "persist": {"type": "bool", "default": True},
             "networkd_dir": {"type": "path", "default": "/etc/systemd/network"},
+            "revert_seconds": {"type": "int", "default": 0},
+            "rollback_dir": {"type": "path", "default": rollback.ROLLBACK_DIR},
         },
         supports_check_mode=True,
     )
     if PYROUTE2_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("pyroute2"), exception=str(PYROUTE2_IMPORT_ERROR))
-    structured = module.params["structured"]
+    params = module.params
+    if params["revert_seconds"] < 0:
+        module.fail_json(msg=f"revert_seconds: must be 0 or more, got {params['revert_seconds']}")
+    structured = params["structured"]
     intent = structured["network"]
+    directory = params["networkd_dir"]
+    wanted_files = (structured.get("networkd") or {}) if params["persist"] else None
 
     with IPRoute() as ipr:
         links = read_links(ipr)
         seeds = connection_seeds(
-            ipr,
-            links,
-            structured.get("mgmt_interface"),
-            module.params["ssh_connection"],
-            module.params["protected_interfaces"],
-        )
+            ipr, links, structured.get("mgmt_interface"), params["ssh_connection"],
+            params["protected_interfaces"],
+        )  # fmt: skip
         try:
             protected = check_protected(intent, links, seeds)
-            actions = plan(intent, links, module.params["purge_addresses"])
+            actions = plan(intent, links, params["purge_addresses"])
         except IntentError as exc:
             module.fail_json(msg=str(exc), path=exc.path, protected=seeds, changed=False)
+        files = (
+            [] if wanted_files is None else file_changes(directory, wanted_files, NETWORKD_PREFIX)
+        )
         before = _view(intent, links)
-        if module.check_mode:
+        timer = {"armed": False}
+        if module.check_mode or not (actions or files):
             after = _view(intent, simulate(links, actions))
         else:
+            if params["revert_seconds"]:
+                timer = arm_timer(module, intent, links, wanted_files)
             try:
-                apply(ipr, actions, intent)
+                after = change(module, ipr, intent, actions, wanted_files, files, before)
             except (NetlinkError, OSError, RuntimeError) as exc:
-                module.fail_json(
-                    msg=f"netlink refused a change: {exc}",
-                    actions=[describe(a) for a in actions],
-                    changed=True,
-                )
-            links = read_links(ipr)
-            after = _view(intent, links)
-            left = plan(intent, links, module.params["purge_addresses"])
-            if left:
-                module.fail_json(
-                    msg="links did not converge: " + "; ".join(describe(a) for a in left),
-                    changed=before != after,
-                )
-    files = []
-    if module.params["persist"]:
-        files = persist_files(
-            module, module.params["networkd_dir"], structured.get("networkd") or {}, NETWORKD_PREFIX
-        )
-        if files and not module.check_mode and os.path.isdir("/run/systemd/system"):
-            # The live state is already applied over netlink: networkd only adopts the files.
-            rc, _, err = module.run_command(["networkctl", "reload"])
-            if rc != 0:
-                module.warn(f"networkctl reload failed (rc={rc}): {err.strip()}")
+                fail_and_restore(module, exc, timer, actions, files)
     module.exit_json(
         changed=before != after or bool(files),
         actions=[describe(a) for a in actions],
@@ -396,7 +295,75 @@ def main():
         links=after,
         intent=intent,
         files=files,
+        rollback=timer,
         diff={"before": before, "after": after},
+    )
+
+
+def arm_timer(module, intent, links, wanted_files) -> dict:
+    """Snapshot what the change can alter and start the watchdog, or fail changing nothing."""
+    params = module.params
+    snapshot = {
+        "links": restore.take_snapshot(intent, links),
+        "files": {}
+        if wanted_files is None
+        else rollback.snapshot_files(params["networkd_dir"], NETWORKD_PREFIX, wanted_files),
+        "networkd_dir": params["networkd_dir"],
+    }
+    try:
+        return rollback.arm(
+            params["rollback_dir"], snapshot, params["revert_seconds"], watchdog_sources(),
+            python=sys.executable, runner=_runner(module),
+        )  # fmt: skip
+    except (rollback.RollbackError, OSError, ValueError) as exc:
+        module.fail_json(msg=f"could not arm the revert timer, nothing changed: {exc}")
+
+
+def _runner(module):
+    def run(argv, **_kwargs):
+        rc, out, err = module.run_command(argv)
+        return _Completed(rc, out, err)
+
+    return run
+
+
+class _Completed:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def change(module, ipr, intent, actions, wanted_files, files, before) -> dict:
+    """Apply the links then the files; the links as read back afterwards."""
+    params = module.params
+    apply(ipr, actions, intent)
+    links = read_links(ipr)
+    after = _view(intent, links)
+    left = plan(intent, links, params["purge_addresses"])
+    if left:
+        raise NotConverged("links did not converge: " + "; ".join(describe(a) for a in left))
+    if files:
+        write_files(params["networkd_dir"], wanted_files, NETWORKD_PREFIX)
+        if os.path.isdir("/run/systemd/system"):
+            # The live state is already applied over netlink: networkd only adopts the files.
+            rc, _, err = module.run_command(["networkctl", "reload"])
+            if rc != 0:
+                module.warn(f"networkctl reload failed (rc={rc}): {err.strip()}")
+    return after
+
+
+def fail_and_restore(module, exc, timer, actions, files):
+    """A change that failed half way: restore the snapshot now when a timer holds one."""
+    cause = f"netlink refused a change: {exc}" if isinstance(exc, NetlinkError) else str(exc)
+    details = {"actions": [describe(a) for a in actions], "files": files, "changed": True}
+    if not timer.get("armed"):
+        module.fail_json(msg=cause, **details)
+    result = rollback.fire(
+        module.params["rollback_dir"], timer["token"], cause, stop=_runner(module)
+    )
+    if result is None:  # the watchdog got there first
+        result = rollback.disarm(module.params["rollback_dir"], timer["token"])
+    module.fail_json(
+        msg=rollback.describe_result(result), reverted=True, rollback=result, **details
     )
 
 

@@ -189,8 +189,8 @@ def main(argv=None) -> int:
     return 1 if errors else 0
 
 
-def package_sources(modules) -> dict[str, str]:
-    """PACKAGE_FILES -> source text, read from the imported modules themselves.
+def package_sources(modules, files=PACKAGE_FILES) -> dict[str, str]:
+    """`files` (default: the agent's PACKAGE_FILES) -> source text, read from the modules.
 
     Inside an Ansible module the package is inside the module's zip payload, so the
     source comes from the module's loader (zipimport), with the file as fallback.
@@ -212,7 +212,7 @@ def package_sources(modules) -> dict[str, str]:
                 text = handle.read()
         by_name[rel] = text
     by_name.setdefault("cxfab/__init__.py", "")
-    missing = set(PACKAGE_FILES) - set(by_name)
+    missing = set(files) - set(by_name)
     if missing:
-        raise ValueError(f"agent package incomplete, missing {sorted(missing)}")
-    return {rel: by_name[rel] for rel in PACKAGE_FILES}
+        raise ValueError(f"package incomplete, missing {sorted(missing)}")
+    return {rel: by_name[rel] for rel in files}

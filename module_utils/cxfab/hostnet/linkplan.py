@@ -189,7 +189,11 @@ def simulate(links: dict, actions: list[tuple]) -> dict:
         elif action == "set_bond":
             info["bond"] = {**(info.get("bond") or {}), **args["changes"]}
         elif action == "enslave":
-            info["master"] = args["master"]
+            # apply() takes the port down, enslaves it and brings it up again.
+            info.update(master=args["master"], up=True)
+        elif action == "release":
+            # The bonding driver closes a port it releases.
+            info.update(master=None, up=False)
         elif action == "set_mtu":
             info["mtu"] = args["mtu"]
         elif action == "create_vlan":
@@ -208,8 +212,16 @@ def simulate(links: dict, actions: list[tuple]) -> dict:
             info["addresses"] = [a for a in info.get("addresses", []) if a != args["address"]]
         elif action == "set_up":
             info["up"] = True
+        elif action == "set_down":
+            info["up"] = False
         elif action == "delete":
             state.pop(name, None)
+            # The kernel deletes the VLANs on a deleted link and releases a bond's ports.
+            for other in [n for n, i in state.items() if i.get("link") == name]:
+                state.pop(other)
+            for other in state.values():
+                if other.get("master") == name:
+                    other.update(master=None, up=False)
     return state
 
 

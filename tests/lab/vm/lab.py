@@ -38,6 +38,7 @@ from tests.lab.vm.topology import (
     GUEST_MEMORY_MB,
     GUESTS,
     HOSTS_FILE,
+    KNOWN_HOSTS_FILE,
     ONYX_PAIR,
     ONYX_RUN_DIR,
     REPO_ROOT,
@@ -366,6 +367,21 @@ def write_inventory() -> None:
         f"        ansible_python_interpreter: {venv_python()}",
     ]
     HOSTS_FILE.write_text("\n".join(lines) + "\n")
+    write_known_hosts()
+
+
+def write_known_hosts() -> None:
+    """The guests' host key, as ssh looks it up for a forwarded port ([127.0.0.1]:2221).
+
+    The lab inventory checks hosts against this file (StrictHostKeyChecking=yes).
+    """
+    key_type, key = (SSH_DIR / "host_ed25519.pub").read_text().split()[:2]
+    lines = [
+        "# Written by `make lab-up` (tests/lab/vm/lab.py): the lab guests' host key.",
+        *(f"[127.0.0.1]:{guest.ssh_port} {key_type} {key}" for guest in GUESTS),
+    ]
+    KNOWN_HOSTS_FILE.parent.mkdir(parents=True, exist_ok=True)
+    KNOWN_HOSTS_FILE.write_text("\n".join(lines) + "\n")
 
 
 # ---------------------------------------------------------------- links

@@ -1,0 +1,34 @@
+"""`make lab-up` writes the guests' host key where the lab inventory's ssh looks for it."""
+
+import subprocess
+
+import yaml
+
+from tests.lab.vm import lab
+from tests.lab.vm.topology import GUESTS, INVENTORY_DIR
+
+
+def test_known_hosts_holds_the_guest_host_key_per_forwarded_port(tmp_path, monkeypatch):
+    key = tmp_path / "host_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", str(key)],
+                   check=True)  # fmt: skip
+    known = tmp_path / "inv" / "files" / "known_hosts"
+    monkeypatch.setattr(lab, "SSH_DIR", tmp_path)
+    monkeypatch.setattr(lab, "KNOWN_HOSTS_FILE", known)
+    lab.write_known_hosts()
+    public = key.with_suffix(".pub").read_text().split()[1]
+    for guest in GUESTS:
+        # ssh-keygen -F finds a host the way ssh looks it up ([host]:port for port != 22).
+        found = subprocess.run(
+            ["ssh-keygen", "-F", f"[127.0.0.1]:{guest.ssh_port}", "-f", str(known)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert found.returncode == 0 and public in found.stdout, found
+
+
+def test_lab_inventory_checks_host_keys_against_that_file():
+    lab_vars = yaml.safe_load((INVENTORY_DIR / "group_vars/hosts/lab.yml").read_text())
+    args = lab_vars["ansible_ssh_common_args"]
+    assert "-o UserKnownHostsFile={{ inventory_dir }}/files/known_hosts" in args
+    assert "-o StrictHostKeyChecking=yes" in args
+    assert lab.KNOWN_HOSTS_FILE == INVENTORY_DIR / "files" / "known_hosts"
