@@ -20,8 +20,9 @@ The fragments use a small AVD-style dialect. Every node is a mapping with:
     items         lists: the node of every entry
     inventory_var top-level nodes: the inventory variable that holds the key
 
-`to_json_schema()` turns a node into JSON Schema (draft 2020-12) for jsonschema;
-`walk()` yields every node with its documented path, for the docs generator.
+`checker.check()` validates a document against a node (validate.py uses it);
+`to_json_schema()` turns a node into JSON Schema (draft 2020-12) for outside
+tools; `walk()` yields every node with its documented path, for the docs generator.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ _MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 # Onyx front-panel ports: slot/port, or slot/port/split-lane for split ports.
 _ONYX_PORT_RE = re.compile(r"^[1-9][0-9]?/[1-9][0-9]?(/[1-4])?$")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
-_FW_VERSION_RE = re.compile(r"^[0-9]{2}\.[0-9]{2}\.[0-9]{4}$")
+_FW_VERSION_RE = re.compile(r"^[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{4}$")
 _PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
 _HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
@@ -153,7 +154,10 @@ FORMATS: dict[str, tuple[Any, str]] = {
         "an Onyx port name (1/1, or 1/1/2 for a split port)",
     ),
     "pci_address": (lambda v: bool(_PCI_RE.match(v)), "a PCI address (0000:17:00.0)"),
-    "fw_version": (lambda v: bool(_FW_VERSION_RE.match(v)), "a firmware version NN.NN.NNNN"),
+    "fw_version": (
+        lambda v: bool(_FW_VERSION_RE.match(v)),
+        "a firmware version NN.NN.NNNN (2.NN.NNNN on a ConnectX-3)",
+    ),
     "psid": (lambda v: bool(_PSID_RE.match(v)), "a PSID (up to 16 letters, digits, '_')"),
     "sha256": (lambda v: bool(_SHA256_RE.match(v)), "a sha256 digest (64 hex digits)"),
     "cpulist": (_is_cpulist, "a CPU list such as 0-3,8 (ascending ranges, no overlap)"),
