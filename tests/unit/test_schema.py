@@ -44,9 +44,9 @@ def test_docs_are_rendered_from_the_schema():
 
 
 def test_docs_have_a_row_per_schema_node():
-    rows = [
-        line for line in gen_data_model_doc.render().splitlines() if line.startswith("| `cxfab_")
-    ]
+    text = gen_data_model_doc.render()
+    schema_part = text[: text.index("## Free-text values")]
+    rows = [line for line in schema_part.splitlines() if line.startswith("| `cxfab_")]
     # hosts is documented from its per-host node (`cxfab_host`), one node fewer.
     assert len(rows) == len(list(all_nodes())) - 1
     assert "| `cxfab_host.bond.members[]` | str |" in "\n".join(rows)
@@ -147,3 +147,35 @@ def test_fill_defaults_leaves_given_values():
     assert filled["pipeline"] == 1
     assert filled["transports"] == ["tcp"]
     assert filled["thresholds"] == {"custom": 2, "link_fraction": 0.9, "qos_tolerance": 0.1}
+
+
+def test_every_free_text_field_has_its_destinations_documented():
+    from cxfab.schema import free_text
+
+    paths = [path for path, _ in gen_data_model_doc.free_text_nodes()]
+    assert sorted(paths) == sorted(free_text.DESTINATIONS)
+
+
+def test_every_string_field_has_a_format_or_valid_values():
+    loose = [
+        path
+        for path, node in gen_data_model_doc.documented_nodes()
+        if node["type"] == "str" and "format" not in node and "valid_values" not in node
+    ]
+    assert loose == []
+
+
+@pytest.mark.parametrize(
+    ("fmt", "bad"),
+    [
+        ("netdev", ["b$(id)", "b*", ".", "..", "bond 0", "bönd", "bond0\n"]),
+        ("name", ["a;b", "a\n", "a" * 65, "-a"]),
+        ("text", ["a\nb", 'a"b', "a;b", "a#b", "a`b`", " lead", "trail ", "a" * 65]),
+        ("path", ["-i", "a b", "a;b", "a$(x)", "a\n"]),
+        ("cpulist", ["0-3\n", " 1", "1 "]),
+        ("secret", ["a\nb", "a" * 129, ""]),
+    ],
+)
+def test_strict_formats_refuse_shell_and_control_characters(fmt, bad):
+    check = schema.FORMATS[fmt][0]
+    assert not [value for value in bad if check(value)]
