@@ -25,7 +25,7 @@ if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
 from cxfab import fabric as cxfab_fabric  # noqa: E402
-from cxfab.validate import validate_inventory  # noqa: E402
+from cxfab.validate import paused_gc, validate_inventory  # noqa: E402
 
 DOCUMENTATION = r"""
 action: cxfab_validate
@@ -52,6 +52,11 @@ class ActionModule(ActionBase):
     _supports_check_mode = True
 
     def run(self, tmp=None, task_vars=None):
+        # Reading thousands of hosts' variables allocates like validation does.
+        with paused_gc():
+            return self._validate(tmp, task_vars)
+
+    def _validate(self, tmp, task_vars):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
         _, args = self.validate_argument_spec(

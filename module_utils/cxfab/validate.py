@@ -10,8 +10,10 @@ out of them, and rules do not report references to what was left out).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Iterable, Mapping
+import gc
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,6 +221,24 @@ def validate_document(
     return ValidationResult(None if errors else fabric, errors)
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off for a while.
+
+    Validation builds hundreds of thousands of small dicts and lists, none in a
+    reference cycle; each full collection walks all of them again, which made a
+    fabric ten times larger take fifteen times longer. Reference counting still
+    frees everything; the collector runs again afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def validate_inventory(
     fabric_vars: Mapping[str, Any],
     host_vars: Mapping[str, Any],
@@ -236,9 +256,10 @@ def validate_inventory(
         names of its other cxfab_* variables (values unused), for every inventory host.
     """
     settings = host_settings or {}
-    errors = unknown_variable_errors(fabric_vars, settings)
-    document = fabric_mod.assemble(fabric_vars, host_vars)
-    result = validate_document(document, groups, settings)
+    with paused_gc():
+        errors = unknown_variable_errors(fabric_vars, settings)
+        document = fabric_mod.assemble(fabric_vars, host_vars)
+        result = validate_document(document, groups, settings)
     if errors:
         return ValidationResult(None, errors + result.errors)
     return result
