@@ -28,7 +28,7 @@ PYTEST_ARGS  ?=
 -include $(TOP)/tests/lab/lab.mk
 
 .PHONY: help setup setup-apt setup-venv lint test test-fast test-unit test-integration \
-        test-system docs demo clean distclean
+        test-system docs demo clean distclean bench-rollout
 
 help:  ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -78,6 +78,11 @@ test-fast: lint test-unit  ## Lint and unit tests only
 
 test: lint test-unit test-integration $(TEST_EXTRA)  ## Everything CI runs
 	@echo ">> make test: all tiers passed"
+
+# ---------------------------------------------------------------- benchmarks
+BENCH_ARGS ?=
+bench-rollout: setup  ## Time validation (Python, validate.yml) on 1/10/100 generated switch pairs -> reports/bench/
+	python -m tests.tools.bench_rollout $(BENCH_ARGS)
 
 # ---------------------------------------------------------------- the main job
 demo: setup  ## The main job: lab up, site.yml + verify.yml on the lab, report, lab down (LAB_KEEP=1 keeps it)

@@ -25,7 +25,7 @@ if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
 from cxfab import fabric as cxfab_fabric  # noqa: E402
-from cxfab.validate import validate_inventory  # noqa: E402
+from cxfab.validate import paused_gc, validate_inventory  # noqa: E402
 
 DOCUMENTATION = r"""
 action: cxfab_validate
@@ -43,12 +43,20 @@ options:
 """
 
 
+_CONNECTION_VARS = ("ansible_host", "ansible_port")
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
     _supports_check_mode = True
 
     def run(self, tmp=None, task_vars=None):
+        # Reading thousands of hosts' variables allocates like validation does.
+        with paused_gc():
+            return self._validate(tmp, task_vars)
+
+    def _validate(self, tmp, task_vars):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
         _, args = self.validate_argument_spec(
@@ -57,18 +65,38 @@ class ActionModule(ActionBase):
         groups = {name: list(hosts) for name, hosts in task_vars.get("groups", {}).items()}
         hostvars = task_vars["hostvars"]
 
+        # Every cxfab_* variable of group_vars/all: the fabric ones are read, any
+        # other one that is no run setting is reported (a misspelled section name
+        # would otherwise drop the whole section silently).
         fabric_vars = {}
-        for var in cxfab_fabric.FABRIC_VARS.values():
-            value = self._group_var(var, task_vars, hostvars, groups)
-            if value is not None:
+        for var in self._fabric_var_names(task_vars):
+            found, value = self._group_var(var, task_vars, hostvars, groups)
+            if found:
                 fabric_vars[var] = value
-        host_vars = {
-            host: hostvars[host].get(cxfab_fabric.HOST_VAR)
-            for host in groups.get(args["hosts_group"], [])
-        }
+
+        # One raw read per inventory host (no templating of the whole host: with
+        # thousands of hosts that cost more than the validation itself); only the
+        # strings that hold a template are rendered, in that host's context.
+        host_vars, host_settings = {}, {}
+        members = groups.get(args["hosts_group"], [])
+        for host in dict.fromkeys(members + groups.get(cxfab_fabric.SWITCHES_GROUP, [])):
+            raw = hostvars.raw_get(host)
+            templar = _LazyHostTemplar(self._templar, raw)
+            settings = {var: templar.render(raw[var]) for var in _CONNECTION_VARS if var in raw}
+            settings.update(
+                dict.fromkeys(
+                    var
+                    for var in raw
+                    if var.startswith("cxfab_") and var not in cxfab_fabric.FABRIC_VARS.values()
+                )
+            )
+            settings.pop(cxfab_fabric.HOST_VAR, None)
+            host_settings[host] = settings
+            if host in members:
+                host_vars[host] = templar.render(raw.get(cxfab_fabric.HOST_VAR))
 
         try:
-            outcome = validate_inventory(fabric_vars, host_vars, groups)
+            outcome = validate_inventory(fabric_vars, host_vars, groups, host_settings)
         except Exception as error:  # a defect in a rule must still fail cleanly
             raise AnsibleActionFail(
                 f"cxfab_validate: internal error {type(error).__name__}: {error}"
@@ -90,16 +118,63 @@ class ActionModule(ActionBase):
         )
         return result
 
+    @staticmethod
+    def _fabric_var_names(task_vars):
+        names = {var for var in task_vars if var.startswith("cxfab_")}
+        names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric"}
+        return sorted(names | set(cxfab_fabric.FABRIC_VARS.values()))
+
     def _group_var(self, var, task_vars, hostvars, groups):
-        """A fabric variable of group_vars/all, templated (vault values decrypted)."""
+        """(found, value) of a variable of group_vars/all, templated (vault values decrypted)."""
         if var in task_vars:
             try:
-                return self._templar.template(task_vars[var])
+                return True, _render(self._templar, task_vars[var])
             except AnsibleError as error:
                 raise AnsibleError(f"{var}: cannot be templated: {error}") from error
         # Not visible on this host (e.g. defined for group 'all' of another inventory
         # source only): take it from the first inventory host that has it.
         for host in groups.get("all", []):
-            if var in hostvars[host]:
-                return hostvars[host][var]
-        return None
+            raw = hostvars.raw_get(host)
+            if var in raw:
+                return True, _LazyHostTemplar(self._templar, raw).render(raw[var])
+        return False, None
+
+
+_PLAIN_LEAVES = (int, float, bool, type(None))
+
+
+def _render(templar, value):
+    """`value` with the strings that hold a template rendered (everything else as is).
+
+    Equivalent to templating the whole value, but a tree of thousands of plain
+    strings is walked once instead of through the template engine.
+    """
+    if isinstance(value, str):
+        return templar.template(value) if templar.is_possibly_template(value) else value
+    if isinstance(value, dict):
+        return {key: _render(templar, item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_render(templar, item) for item in value]
+    if isinstance(value, _PLAIN_LEAVES):
+        return value
+    return templar.template(value)  # e.g. a vault-encrypted string: decrypt it
+
+
+class _LazyHostTemplar:
+    """Renders values in one host's variable context; the templar is made on first use."""
+
+    def __init__(self, templar, host_vars):
+        self._parent = templar
+        self._host_vars = host_vars
+        self._templar = None
+
+    def template(self, value):
+        if self._templar is None:
+            self._templar = self._parent.copy_with_new_env(available_variables=self._host_vars)
+        return self._templar.template(value)
+
+    def is_possibly_template(self, value):
+        return self._parent.is_possibly_template(value)
+
+    def render(self, value):
+        return _render(self, value)

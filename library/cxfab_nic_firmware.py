@@ -34,6 +34,10 @@ options:
     description: Allow crossflashing to the image's PSID
     type: bool
     default: false
+  allow_downgrade:
+    description: Allow burning a version lower than the one in flash (refused otherwise)
+    type: bool
+    default: false
   state:
     description: V(present) rolls out; V(query) only reports.
     type: str
@@ -125,6 +129,7 @@ def main() -> None:
             "sha256": {"type": "str", "no_log": False},
             "psid": {"type": "str"},
             "allow_psid_change": {"type": "bool", "default": False},
+            "allow_downgrade": {"type": "bool", "default": False},
             "state": {"type": "str", "choices": ["present", "query"], "default": "present"},
             "query_tool": {
                 "type": "str",
@@ -154,6 +159,7 @@ def main() -> None:
         sha256=params["sha256"],
         psid=params["psid"],
         allow_psid_change=params["allow_psid_change"],
+        allow_downgrade=params["allow_downgrade"],
         query_only=params["state"] == "query",
     )
     try:
@@ -165,7 +171,7 @@ def main() -> None:
             check_mode=module.check_mode,
         )
     except FirmwareError as exc:
-        module.fail_json(msg=str(exc), device=params["device"])
+        module.fail_json(msg=str(exc), device=params["device"], **exc.state)
     module.exit_json(**result)
 
 

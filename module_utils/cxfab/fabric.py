@@ -25,6 +25,18 @@ FABRIC_VARS = {
 }
 # The per-host variable (host_vars/<host>/) that becomes hosts.<host>.
 HOST_VAR = "cxfab_host"
+# Other cxfab_* variables a user may set: run settings, not fabric intent
+# (documented in docs/switches.md, docs/verify.md), and the validated fabric fact.
+RUN_SETTINGS = (
+    "cxfab_switch_prune",
+    "cxfab_build_dir",
+    "cxfab_backup_dir",
+    "cxfab_reports_dir",
+    "cxfab_switch_health_wait",
+    "cxfab_fabric",
+    "cxfab_nic_local_cpus",
+    "cxfab_structured",
+)
 HOSTS_GROUP = "hosts"
 SWITCHES_GROUP = "switches"
 
@@ -51,18 +63,17 @@ def plain(value: Any) -> Any:
 
 
 def assemble(fabric_vars: Mapping[str, Any], host_vars: Mapping[str, Any]) -> dict:
-    """The raw fabric document.
+    """The raw fabric document (validation converts and checks it).
 
     fabric_vars: the inventory variables of FABRIC_VARS (absent ones are left out);
     host_vars: inventory hostname -> its cxfab_host value (None when undefined).
     """
     document: dict[str, Any] = {}
     for key, var in FABRIC_VARS.items():
-        if var in fabric_vars and fabric_vars[var] is not None:
+        if var in fabric_vars:  # a null is kept: the schema names it
             document[key] = plain(fabric_vars[var])
     document["hosts"] = {name: plain(value) for name, value in host_vars.items()}
-    ordered = {key: document[key] for key in schema.TOP_LEVEL_KEYS if key in document}
-    return schema.convert_types(schema.document_schema(), ordered)
+    return {key: document[key] for key in schema.TOP_LEVEL_KEYS if key in document}
 
 
 def with_defaults(document: dict) -> dict:

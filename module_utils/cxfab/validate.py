@@ -1,25 +1,31 @@
-"""Validate the fabric: schema first, then the semantic cross-device rules.
+"""Validate the fabric: the schema, the semantic cross-device rules, the inventory.
 
 Errors name the inventory key path (`cxfab_vlans[2].svi_addresses.sw-b`, or
 `cxfab_host.bond.members[1]` plus the host whose host_vars hold it) and the
-reason. Schema errors stop validation before the semantic rules (those need
-well-typed data); all errors of a phase are reported together.
+reason. One run reports every error of the inventory: the semantic rules need
+well-typed data, so they run on the parts that passed the schema (an entity
+with a schema error - a switch pair, MPO, VLAN, host or workload pair - is left
+out of them, and rules do not report references to what was left out).
 """
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterable, Mapping
+import contextlib
+import difflib
+import gc
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import jsonschema
 
 from . import fabric as fabric_mod
 from . import schema
 from .rules import RULES, FabricView
+from .schema import checker, prune
 
 DocPath = tuple[Any, ...]
+# Head of the paths of findings about inventory variables outside the fabric
+# document, e.g. ("inventory", host, "ansible_host").
+INVENTORY = "inventory"
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,9 @@ def inventory_path(doc_path: DocPath) -> tuple[str | None, str]:
     """(host, inventory key path) for a path inside the fabric document."""
     head, rest = doc_path[0], list(doc_path[1:])
     host = None
+    if head == INVENTORY and rest:
+        # ("inventory", host, variable): a variable of that host's inventory entry.
+        return str(rest[0]), ".".join(map(str, rest[1:]))
     if head == "hosts":
         if not rest:
             return None, f"group '{fabric_mod.HOSTS_GROUP}'"
@@ -69,91 +78,6 @@ def make_error(doc_path: DocPath, message: str, rule: str = "schema") -> FabricE
 
 # ------------------------------------------------------------------ schema phase
 
-_TYPE_WORDS = {
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "a boolean (true/false)",
-    "object": "a mapping",
-    "array": "a list",
-}
-
-
-def _show(value: Any, sensitive: bool) -> str:
-    if sensitive:
-        return "<hidden>"
-    return repr(value) if isinstance(value, str) else str(value)
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "nothing (null)"
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        dict: "a mapping",
-        list: "a list",
-    }.get(type(value), type(value).__name__)
-
-
-def _schema_messages(error: jsonschema.ValidationError) -> Iterable[tuple[DocPath, str]]:
-    """Readable (path, message) pairs for one jsonschema error."""
-    path: DocPath = tuple(error.absolute_path)
-    sub = error.schema if isinstance(error.schema, dict) else {}
-    secret = bool(sub.get("x-sensitive"))
-    value = error.instance
-    kind = error.validator
-    if kind == "required":
-        key = ast.literal_eval(error.message.split(" is a required property")[0])
-        yield (*path, key), "required key is missing"
-    elif kind == "additionalProperties":
-        known = sorted(sub.get("properties", {}))
-        for key in value:
-            if key not in known:
-                hint = f" (known keys: {', '.join(known)})" if known else ""
-                yield (*path, key), f"unknown key{hint}"
-    elif kind == "type":
-        want = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
-        yield path, f"expected {want}, got {_type_name(value)}"
-    elif kind == "enum":
-        choices = ", ".join(str(v) for v in error.validator_value)
-        yield path, f"{_show(value, secret)} is not one of: {choices}"
-    elif kind == "format":
-        what = schema.FORMATS[error.validator_value][1]
-        yield path, f"{_show(value, secret)} is not {what}"
-    elif kind == "minimum":
-        yield path, f"{value} is below the minimum {error.validator_value}"
-    elif kind == "maximum":
-        yield path, f"{value} is above the maximum {error.validator_value}"
-    elif kind in ("minItems", "maxItems"):
-        low, high = sub.get("minItems"), sub.get("maxItems")
-        if low is not None and low == high:
-            yield path, f"needs exactly {low} entries, got {len(value)}"
-        elif kind == "minItems":
-            yield path, f"needs at least {low} entries, got {len(value)}"
-        else:
-            yield path, f"takes at most {high} entries, got {len(value)}"
-    elif kind == "minLength":
-        yield path, f"must not be shorter than {error.validator_value} characters"
-    elif kind == "maxLength":
-        yield path, f"must not be longer than {error.validator_value} characters"
-    elif kind == "uniqueItems":
-        seen, twice = [], []
-        for item in value:
-            (twice if item in seen else seen).append(item)
-        yield path, f"entries must be unique; {', '.join(map(str, twice))} listed twice"
-    else:  # a keyword this module does not word itself
-        yield path, "invalid value" if secret else error.message
-
-
-def _format_checker() -> jsonschema.FormatChecker:
-    checker = jsonschema.FormatChecker(formats=())
-    for name, (check, _) in schema.FORMATS.items():
-        checker.checks(name)(check)
-    return checker
-
 
 def _primary_key_errors(node: dict, value: Any, path: DocPath) -> Iterable[tuple[DocPath, str]]:
     """Duplicate primary keys in lists (the schema's `primary_key`)."""
@@ -168,8 +92,9 @@ def _primary_key_errors(node: dict, value: Any, path: DocPath) -> Iterable[tuple
         key = node.get("primary_key")
         first_seen: dict[Any, int] = {}
         for index, item in enumerate(value):
-            if key and isinstance(item, dict) and key in item:
-                ident = item[key]
+            ident = item.get(key) if key and isinstance(item, dict) else None
+            # an identifier of the wrong type is a schema error already: skip it here
+            if isinstance(ident, str | int) and not isinstance(ident, bool):
                 if ident in first_seen:
                     _, other = inventory_path((*path, first_seen[ident]))
                     yield (*path, index, key), f"duplicate {key} {ident} (also at {other})"
@@ -178,23 +103,71 @@ def _primary_key_errors(node: dict, value: Any, path: DocPath) -> Iterable[tuple
             yield from _primary_key_errors(node["items"], item, (*path, index))
 
 
+def schema_problems(document: dict) -> tuple[dict, list[tuple[DocPath, str, str]]]:
+    """(converted document, [(path, message, rule)]) of the schema phase."""
+    root = schema.document_schema()
+    converted, problems = checker.check(root, document)
+    found = [(path, message, "schema") for path, message in problems]
+    found += [
+        (path, message, "primary-key-unique")
+        for path, message in _primary_key_errors(root, converted, ())
+    ]
+    return converted, found
+
+
+def _schema_error(path: DocPath, message: str, rule: str) -> FabricError:
+    if len(path) == 1 and message == "required key is missing":
+        var = fabric_mod.FABRIC_VARS.get(path[0], path[0])
+        return FabricError(var, "required variable is not defined (group_vars/all)")
+    return make_error(path, message, rule)
+
+
 def schema_errors(document: dict) -> list[FabricError]:
     """Errors of the raw document against the schema (types, ranges, enums, keys)."""
-    root = schema.document_schema()
-    validator = jsonschema.Draft202012Validator(
-        schema.to_json_schema(root), format_checker=_format_checker()
-    )
-    errors: list[FabricError] = []
-    for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.path))):
-        if not error.absolute_path and error.validator == "required":
-            key = ast.literal_eval(error.message.split(" is a required property")[0])
-            var = fabric_mod.FABRIC_VARS.get(key, key)
-            errors.append(FabricError(var, "required variable is not defined (group_vars/all)"))
+    return [_schema_error(*problem) for problem in schema_problems(document)[1]]
+
+
+# ------------------------------------------------------------------ inventory checks
+
+
+def _suggest(name: str) -> str:
+    known = [*fabric_mod.FABRIC_VARS.values(), fabric_mod.HOST_VAR, *fabric_mod.RUN_SETTINGS]
+    # Compared without the common prefix, which would make every name look close.
+    suffixes = {var.removeprefix("cxfab_"): var for var in known}
+    close = difflib.get_close_matches(name.removeprefix("cxfab_"), suffixes, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {suffixes[close[0]]}?"
+    return f" (known: {', '.join(known)})"
+
+
+def unknown_variable_errors(
+    fabric_vars: Mapping[str, Any], host_settings: Mapping[str, Mapping[str, Any]]
+) -> list[FabricError]:
+    """cxfab_* variables nobody reads: a misspelled one would silently drop a section."""
+    known = {*fabric_mod.FABRIC_VARS.values(), *fabric_mod.RUN_SETTINGS}
+    errors = [
+        FabricError(name, f"unknown cxfab variable{_suggest(name)}", rule="unknown-variable")
+        for name in fabric_vars
+        if name.startswith("cxfab_") and name not in known
+    ]
+    reported = {error.path for error in errors}
+    holders: dict[str, list[str]] = {}
+    for host, settings in host_settings.items():
+        for name in settings:
+            if name.startswith("cxfab_") and name not in known | {fabric_mod.HOST_VAR}:
+                holders.setdefault(name, []).append(host)
+    for name, hosts in holders.items():
+        if name in reported:  # a group_vars/all variable every host inherits
             continue
-        for path, message in _schema_messages(error):
-            errors.append(make_error(path, message))
-    for path, message in _primary_key_errors(root, document, ()):
-        errors.append(make_error(path, message, rule="primary-key-unique"))
+        more = f" (also on {len(hosts) - 1} other host(s))" if len(hosts) > 1 else ""
+        errors.append(
+            FabricError(
+                name,
+                f"unknown cxfab variable{_suggest(name)}{more}",
+                host=hosts[0],
+                rule="unknown-variable",
+            )
+        )
     return errors
 
 
@@ -202,23 +175,33 @@ def schema_errors(document: dict) -> list[FabricError]:
 
 
 def semantic_errors(
-    fabric: dict, groups: Mapping[str, Iterable[str]] | None = None
+    fabric: dict,
+    groups: Mapping[str, Iterable[str]] | None = None,
+    host_settings: Mapping[str, Mapping[str, Any]] | None = None,
+    pruned: prune.Pruned | None = None,
 ) -> list[FabricError]:
-    """Errors of the cross-device rules on a normalised, schema-valid fabric."""
-    view = FabricView(fabric, groups)
+    """Errors of the cross-device rules on a normalised fabric (its schema-valid part)."""
+    view = FabricView(fabric, groups, host_settings, pruned.dropped if pruned else None)
     errors: list[FabricError] = []
+    seen: set[FabricError] = set()
     for rule in RULES:
         for path, message in rule.check(view):
-            error = make_error(path, message, rule=rule.id)
-            if error not in errors:
+            original = pruned.original_path(path) if pruned else path
+            error = make_error(original, message, rule=rule.id)
+            if error not in seen:
+                seen.add(error)
                 errors.append(error)
     return errors
 
 
 def validate_document(
-    document: dict, groups: Mapping[str, Iterable[str]] | None = None
+    document: dict,
+    groups: Mapping[str, Iterable[str]] | None = None,
+    host_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ValidationResult:
     """Validate an assembled document; on success return the normalised fabric."""
+    hosts = document.get("hosts", {})
+    undefined = [name for name, value in hosts.items() if value is None]
     errors = [
         FabricError(
             fabric_mod.HOST_VAR,
@@ -226,29 +209,57 @@ def validate_document(
             "(host_vars/<host>/)",
             host=name,
         )
-        for name, value in document.get("hosts", {}).items()
-        if value is None
+        for name in undefined
     ]
-    if errors:
-        return ValidationResult(None, errors)
-    errors = schema_errors(document)
-    if errors:
-        return ValidationResult(None, errors)
-    fabric = fabric_mod.normalise(document)
-    errors = semantic_errors(fabric, groups)
+    if undefined:
+        document = {**document, "hosts": {n: v for n, v in hosts.items() if v is not None}}
+    converted, problems = schema_problems(document)
+    errors += [_schema_error(*problem) for problem in problems]
+    pruned = prune.prune(converted, [path for path, _, _ in problems], undefined)
+    fabric = fabric_mod.normalise(pruned.document)
+    errors += semantic_errors(fabric, groups, host_settings, pruned)
     return ValidationResult(None if errors else fabric, errors)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off for a while.
+
+    Validation builds hundreds of thousands of small dicts and lists, none in a
+    reference cycle; each full collection walks all of them again, which made a
+    fabric ten times larger take fifteen times longer. Reference counting still
+    frees everything; the collector runs again afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def validate_inventory(
     fabric_vars: Mapping[str, Any],
     host_vars: Mapping[str, Any],
     groups: Mapping[str, Iterable[str]] | None = None,
+    host_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ValidationResult:
     """Assemble the document from inventory variables and validate it.
 
-    fabric_vars: cxfab_fabric_name, cxfab_switch_pairs, cxfab_vlans, cxfab_workloads;
+    fabric_vars: every cxfab_* variable of group_vars/all (cxfab_fabric_name,
+        cxfab_switch_pairs, cxfab_vlans, cxfab_workloads; any other one that is
+        not a run setting is reported as unknown);
     host_vars: hostname -> cxfab_host (None when undefined) for every host of group 'hosts';
-    groups: inventory groups (name -> hostnames), for the inventory cross-checks.
+    groups: inventory groups (name -> hostnames), for the inventory cross-checks;
+    host_settings: hostname -> that host's ansible_host/ansible_port and the
+        names of its other cxfab_* variables (values unused), for every inventory host.
     """
-    document = fabric_mod.assemble(fabric_vars, host_vars)
-    return validate_document(document, groups)
+    settings = host_settings or {}
+    with paused_gc():
+        errors = unknown_variable_errors(fabric_vars, settings)
+        document = fabric_mod.assemble(fabric_vars, host_vars)
+        result = validate_document(document, groups, settings)
+    if errors:
+        return ValidationResult(None, errors + result.errors)
+    return result

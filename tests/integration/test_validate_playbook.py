@@ -97,9 +97,14 @@ def test_no_device_is_contacted_and_no_secret_is_printed(tmp_path):
     directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", [password])
     hosts_file = directory / "hosts.yml"
     data = yaml.safe_load(hosts_file.read_text(encoding="utf-8"))
-    for group in data["all"]["children"].values():
-        for name in group["hosts"]:
-            group["hosts"][name] = {"ansible_host": "192.0.2.1", "ansible_connection": "ssh"}
+    names = [name for group in data["all"]["children"].values() for name in group["hosts"]]
+    for index, name in enumerate(names, start=1):
+        for group in data["all"]["children"].values():
+            if name in group["hosts"]:
+                group["hosts"][name] = {
+                    "ansible_host": f"192.0.2.{index}",
+                    "ansible_connection": "ssh",
+                }
     hosts_file.write_text(yaml.safe_dump(data), encoding="utf-8")
 
     started = time.monotonic()
@@ -113,3 +118,39 @@ def test_no_device_is_contacted_and_no_secret_is_printed(tmp_path):
     assert elapsed < 25, f"validation took {elapsed:.1f}s: did it try to connect?"
     recap = output[output.index("PLAY RECAP") :].splitlines()[1:]
     assert [line.split()[0] for line in recap if line.strip()] == ["localhost"]
+
+
+def test_a_duplicate_yaml_key_is_an_error(tmp_path):
+    directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", [])
+    host_file = directory / inventory.HOST_FILE.format(host="apricot")
+    text = host_file.read_text(encoding="utf-8")
+    # A second `mgmt_interface` in the same mapping: the last one must not silently win.
+    twice = "  mgmt_interface: eno1\n  mgmt_interface: eno2\n"
+    host_file.write_text(text.replace("  mgmt_interface: eno1\n", twice), encoding="utf-8")
+    code, output = ansible_playbook("validate.yml", directory)
+    assert code != 0
+    assert "Found duplicate mapping key 'mgmt_interface'" in output
+    assert "Fabric seed-rack is valid" not in output
+
+
+def test_a_misspelled_section_variable_is_named_with_a_suggestion(tmp_path):
+    directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", [])
+    fabric_file = directory / inventory.FABRIC_FILE
+    data = yaml.safe_load(fabric_file.read_text(encoding="utf-8"))
+    data["cxfab_workload"] = {"iterations": 5}
+    fabric_file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    code, output = ansible_playbook("validate.yml", directory)
+    assert code != 0
+    assert "cxfab_workload: unknown cxfab variable; did you mean cxfab_workloads?" in output
+
+
+def test_templates_in_cxfab_host_render_in_that_hosts_context(tmp_path):
+    patches = [
+        {"host": "apricot", "path": "apricot_bond_mtu", "value": 9000},
+        {"host": "apricot", "path": "cxfab_host.bond.mtu", "value": "{{ apricot_bond_mtu }}"},
+    ]
+    directory = inventory.write_copy(inventory.EXAMPLE, tmp_path / "inv", patches)
+    # Rendered in localhost's context, apricot_bond_mtu would be undefined.
+    code, output = ansible_playbook("validate.yml", directory)
+    assert code == 0, output
+    assert "Fabric seed-rack is valid" in output

@@ -17,6 +17,7 @@ if str(REPO_ROOT / "module_utils") not in sys.path:
 
 from cxfab import fabric, schema  # noqa: E402
 from cxfab.rules import RULES  # noqa: E402
+from cxfab.schema import free_text  # noqa: E402
 
 HEADER = """\
 # Fabric data model
@@ -106,6 +107,47 @@ def _row(path: str, node: dict) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
+def documented_nodes():
+    """(documented key path, node) of every schema node, in document order."""
+    for key, node in schema.load().items():
+        if key == "hosts":
+            root_path, root = fabric.HOST_VAR, node["values"]
+        else:
+            root_path, root = node["inventory_var"], node
+        yield root_path, root
+        for path, child in schema.walk(root):
+            yield f"{root_path}{path if path.startswith('[') else '.' + path}", child
+
+
+def free_text_nodes():
+    """(path, node) of every string of a free-text format."""
+    for path, node in documented_nodes():
+        if node["type"] == "str" and node.get("format") in free_text.FREE_TEXT_FORMATS:
+            yield path, node
+
+
+def _free_text_table() -> list[str]:
+    out = [
+        "## Free-text values and where they go\n",
+        "Every free-text value has a strict format, checked before anything runs; "
+        "templates quote what they paste. A value that breaks its format is refused "
+        "with its key path, whatever it holds (newline, `;`, quotes, `$()`, backticks, "
+        "globs, `#`, overlong or non-ASCII text). The switch password alone reaches "
+        "only the SSH login: it may hold any printable character, but no control "
+        "character and at most 128 characters.\n",
+        "| Key path | Format | Destinations |",
+        "| --- | --- | --- |",
+    ]
+    for path, node in free_text_nodes():
+        what = schema.FORMATS[node["format"]][1]
+        if "max_length" in node:
+            what += f"; at most {node['max_length']} characters"
+        row = [f"`{path}`", what, free_text.DESTINATIONS.get(path, "")]
+        out.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    out.append("")
+    return out
+
+
 def render() -> str:
     out = [HEADER]
     for key, node in schema.load().items():
@@ -123,6 +165,7 @@ def render() -> str:
             for path, child in schema.walk(root)
         )
         out.append("")
+    out.extend(_free_text_table())
     out.append("## Semantic rules\n")
     out.append(
         "Checked after the schema, on the normalised fabric. Each rule has a negative "

@@ -31,9 +31,25 @@ class Inventory:
     host_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)
     hosts_file: dict[str, Any] = field(default_factory=dict)
+    # Variables given inline in hosts.yml (ansible_host, ansible_port...), per host.
+    inline_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def fabric_vars(self) -> dict[str, Any]:
         return {k: v for k, v in self.all_vars.items() if k.startswith("cxfab_")}
+
+    def host_settings(self) -> dict[str, dict[str, Any]]:
+        """Per inventory host: ansible_host/ansible_port and its other cxfab_* variables."""
+        names = dict.fromkeys(h for members in self.groups.values() for h in members)
+        settings = {}
+        for host in names:
+            merged = {**self.inline_vars.get(host, {}), **self.host_vars.get(host, {})}
+            settings[host] = {
+                k: v
+                for k, v in merged.items()
+                if k in ("ansible_host", "ansible_port")
+                or (k.startswith("cxfab_") and k != "cxfab_host")
+            }
+        return settings
 
     def cxfab_hosts(self) -> dict[str, Any]:
         return {
@@ -51,10 +67,15 @@ def _load_yaml_tree(path: Path) -> dict[str, Any]:
     return found
 
 
-def _collect_groups(name: str, node: dict, groups: dict[str, list[str]]) -> list[str]:
-    members = list((node or {}).get("hosts") or {})
+def _collect_groups(
+    name: str, node: dict, groups: dict[str, list[str]], inline: dict[str, dict[str, Any]]
+) -> list[str]:
+    hosts = (node or {}).get("hosts") or {}
+    members = list(hosts)
+    for host, host_vars in hosts.items():
+        inline.setdefault(host, {}).update(host_vars or {})
     for child, child_node in ((node or {}).get("children") or {}).items():
-        members += _collect_groups(child, child_node, groups)
+        members += _collect_groups(child, child_node, groups, inline)
     groups[name] = list(dict.fromkeys(members))
     return groups[name]
 
@@ -66,7 +87,7 @@ def load(directory: Path = EXAMPLE) -> Inventory:
     if hosts_path.exists():
         inventory.hosts_file = yaml.safe_load(hosts_path.read_text(encoding="utf-8")) or {}
         for name, node in inventory.hosts_file.items():
-            _collect_groups(name, node, inventory.groups)
+            _collect_groups(name, node, inventory.groups, inventory.inline_vars)
     for entry in sorted((directory / "group_vars").glob("all*")):
         inventory.all_vars.update(_load_yaml_tree(entry))
     host_vars_dir = directory / "host_vars"

@@ -245,3 +245,101 @@ def test_burn_through_mlxfwmanager_keeps_pending(images):
     assert result["burned"] and result["pending_activation"]
     assert result["running_version"] == "12.23.1020"
     assert ["mlxfwmanager", "-d", DEVICE, "-i", path, "-u", "-y"] in calls
+
+
+@pytest.fixture
+def older(tmp_path):
+    """An image of an older version than the card's flash."""
+    path = tmp_path / "fw-12.20.1010.bin"
+    path.write_bytes(b"old image")
+    return str(path), hashlib.sha256(b"old image").hexdigest()
+
+
+def older_request(path, digest, **extra):
+    return FirmwareRequest(
+        device=DEVICE, version="12.20.1010", image=path, sha256=digest, psid=CARD_PSID, **extra
+    )
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_a_downgrade_is_refused_through_flint(images, older, check_mode):
+    fake = FakeFlint({**images["table"], older[0]: (CARD_PSID, "12.20.1010")})
+    with pytest.raises(FirmwareError, match=r"downgrade refused .* holds 12\.23\.1020"):
+        roll_out(older_request(*older), fake, TOOLS, sha256_of, check_mode=check_mode)
+    assert fake.burns == [] and fake.flash == "12.23.1020"
+
+
+def test_a_downgrade_is_refused_through_mlxfwmanager(older):
+    calls = []
+
+    def runner(argv):
+        calls.append(argv)
+        available = "12.20.1010" if "-i" in argv else "N/A"
+        return (
+            0,
+            f"Device #1:\n  PSID:             {CARD_PSID}\n  PCI Device Name:  {DEVICE}\n"
+            f"  Versions:         Current        Available\n"
+            f"     FW             12.23.1020     {available}\n",
+            "",
+        )
+
+    tools = Toolset(flint=None, fwmanager="mlxfwmanager", query_with="fwmanager")
+    with pytest.raises(FirmwareError, match="downgrade refused"):
+        roll_out(older_request(*older), runner, tools, sha256_of, check_mode=False)
+    assert not [argv for argv in calls if "-u" in argv]
+
+
+def test_a_downgrade_burns_with_the_opt_in(images, older):
+    fake = FakeFlint({**images["table"], older[0]: (CARD_PSID, "12.20.1010")})
+    req = older_request(*older, allow_downgrade=True)
+    result = roll_out(req, fake, TOOLS, sha256_of, check_mode=False)
+    assert result["burned"] and fake.flash == "12.20.1010"
+
+
+class HalfBurnFlint(FakeFlint):
+    """A burn that dies half way: the flash is left holding `left`, or cannot be read."""
+
+    def __init__(self, images, left):
+        super().__init__(images)
+        self.left = left
+
+    def __call__(self, argv):
+        if argv[-1] == "burn":
+            self.calls.append(argv)
+            if self.left is None:
+                self.flash = None
+            else:
+                self.flash = self.left
+            return 1, "Burning FS3 FW image ... 47%", "-E- Burning failed: write error\n"
+        if argv[-1] == "q" and self.flash is None and argv[1] == "-d":
+            self.calls.append(argv)
+            return 1, "", "-E- Cannot open device: no FS3/FS4 image found\n"
+        return super().__call__(argv)
+
+
+@pytest.mark.parametrize(
+    ("left", "says", "flash_after"),
+    [
+        ("12.23.1020", "the flash still holds 12.23.1020 (LNV2190110032): unchanged", "12.23.1020"),
+        (
+            "12.28.1002",
+            "the flash now holds 12.28.1002 (LNV2190110032), it held 12.23.1020",
+            "12.28.1002",
+        ),
+        (None, "the flash could not be read back", None),
+    ],
+    ids=["unchanged", "changed", "unreadable"],
+)
+def test_a_failed_burn_reads_the_flash_again_and_says_what_it_holds(
+    images, left, says, flash_after
+):
+    fake = HalfBurnFlint(images["table"], left)
+    path, digest = images["good"]
+    with pytest.raises(FirmwareError) as raised:
+        roll_out(request(path, digest), fake, TOOLS, sha256_of, check_mode=False)
+    message = str(raised.value)
+    assert "Burning failed: write error" in message
+    assert says in message
+    assert raised.value.state["flash_version"] == flash_after
+    # the query after the burn really happened
+    assert fake.calls[-1][-1] == "q" and fake.calls[-2][-1] == "burn"

@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-import jsonschema
 import pytest
 from cxfab import schema
-from cxfab.validate import _schema_messages
+from cxfab.schema import checker
 
 from tests.tools import gen_data_model_doc, inventory
 
@@ -36,7 +35,7 @@ def test_every_node_is_well_formed_and_described(path, node):
     if "primary_key" in node:
         assert node["primary_key"] in node["items"]["keys"], path
     if "default" in node:
-        jsonschema.validate(node["default"], schema.to_json_schema(node))
+        assert checker.check(node, node["default"])[1] == [], f"{path}: invalid default"
 
 
 def test_docs_are_rendered_from_the_schema():
@@ -45,9 +44,9 @@ def test_docs_are_rendered_from_the_schema():
 
 
 def test_docs_have_a_row_per_schema_node():
-    rows = [
-        line for line in gen_data_model_doc.render().splitlines() if line.startswith("| `cxfab_")
-    ]
+    text = gen_data_model_doc.render()
+    schema_part = text[: text.index("## Free-text values")]
+    rows = [line for line in schema_part.splitlines() if line.startswith("| `cxfab_")]
     # hosts is documented from its per-host node (`cxfab_host`), one node fewer.
     assert len(rows) == len(list(all_nodes())) - 1
     assert "| `cxfab_host.bond.members[]` | str |" in "\n".join(rows)
@@ -103,7 +102,7 @@ def test_unknown_example_key_would_be_found():
             ["00:00:5E:00:01:5D", "0a:1b:2c:3d:4e:5f"],
             ["00:00:5E:00:01", "00-00-5E-00-01-5D"],
         ),
-        ("fw_version", ["12.28.1002", "16.35.2000"], ["12.28.1002.1", "12.28"]),
+        ("fw_version", ["12.28.1002", "16.35.2000", "2.42.5000"], ["12.28.1002.1", "12.28"]),
         ("sha256", ["a" * 64], ["a" * 63, "g" * 64]),
         ("cpulist", ["0", "0-3,8", "2-3,6-7"], ["3-1", "0-3,2", "a", "0,,1"]),
         ("ipv4_interface", ["12.0.10.23/24"], ["12.0.10.23", "12.0.10.300/24"]),
@@ -125,10 +124,10 @@ def test_parse_cpulist():
 
 def test_sensitive_values_are_never_printed():
     node = {"type": "str", "sensitive": True, "valid_values": ["x"], "description": "secret"}
-    validator = jsonschema.Draft202012Validator(schema.to_json_schema(node))
-    (error,) = validator.iter_errors("hunter2")
-    messages = [message for _, message in _schema_messages(error)]
-    assert messages == ["<hidden> is not one of: x"]
+    assert checker.check(node, "hunter2")[1] == [((), "<hidden> is not one of: x")]
+    node = {"type": "str", "sensitive": True, "format": "mac", "description": "secret"}
+    (problem,) = checker.check(node, "hunter2")[1]
+    assert problem == ((), "<hidden> is not a MAC address (00:00:5E:00:01:0A)")
 
 
 def test_convert_types_coerces_lossless_scalars_only():
@@ -148,3 +147,35 @@ def test_fill_defaults_leaves_given_values():
     assert filled["pipeline"] == 1
     assert filled["transports"] == ["tcp"]
     assert filled["thresholds"] == {"custom": 2, "link_fraction": 0.9, "qos_tolerance": 0.1}
+
+
+def test_every_free_text_field_has_its_destinations_documented():
+    from cxfab.schema import free_text
+
+    paths = [path for path, _ in gen_data_model_doc.free_text_nodes()]
+    assert sorted(paths) == sorted(free_text.DESTINATIONS)
+
+
+def test_every_string_field_has_a_format_or_valid_values():
+    loose = [
+        path
+        for path, node in gen_data_model_doc.documented_nodes()
+        if node["type"] == "str" and "format" not in node and "valid_values" not in node
+    ]
+    assert loose == []
+
+
+@pytest.mark.parametrize(
+    ("fmt", "bad"),
+    [
+        ("netdev", ["b$(id)", "b*", ".", "..", "bond 0", "bönd", "bond0\n"]),
+        ("name", ["a;b", "a\n", "a" * 65, "-a"]),
+        ("text", ["a\nb", 'a"b', "a;b", "a#b", "a`b`", " lead", "trail ", "a" * 65]),
+        ("path", ["-i", "a b", "a;b", "a$(x)", "a\n"]),
+        ("cpulist", ["0-3\n", " 1", "1 "]),
+        ("secret", ["a\nb", "a" * 129, ""]),
+    ],
+)
+def test_strict_formats_refuse_shell_and_control_characters(fmt, bad):
+    check = schema.FORMATS[fmt][0]
+    assert not [value for value in bad if check(value)]

@@ -27,7 +27,9 @@ def load_case(path: Path) -> dict:
 def test_negative_case_fails_with_key_path_and_reason(case_file):
     case = load_case(case_file)
     patched = inventory.apply(BASE, case["patches"])
-    result = validate_inventory(patched.fabric_vars(), patched.cxfab_hosts(), patched.groups)
+    result = validate_inventory(
+        patched.fabric_vars(), patched.cxfab_hosts(), patched.groups, patched.host_settings()
+    )
 
     assert result.fabric is None, "an invalid fabric must not be returned"
     lines = [str(error) for error in result.errors]

@@ -6,7 +6,11 @@ Safety rules, in the order they are checked:
   2. the image on the host must have the sha256 the inventory names;
   3. the image must contain the target version;
   4. the image's PSID must equal the card's, unless crossflashing is allowed
-     explicitly (`allow_psid_change`), which passes `-allow_psid_change`.
+     explicitly (`allow_psid_change`), which passes `-allow_psid_change`;
+  5. a version lower than the one in flash is refused, whichever tool burns,
+     unless downgrades are allowed explicitly (`allow_downgrade`).
+A burn that fails is followed by a fresh query: the error says what the flash
+holds now (or that it could not be read), never only that the tool failed.
 """
 
 from __future__ import annotations
@@ -19,11 +23,19 @@ from . import tools
 from .flint import FlintParseError, parse_flint_query
 from .fwmanager import FwManagerParseError, find_device, parse_fwmanager
 from .runner import Runner, ToolFailed, activation_info, run_checked
-from .versions import VersionError, parse_version, same_version
+from .versions import VersionError, compare_versions, parse_version, same_version
 
 
 class FirmwareError(RuntimeError):
-    """The rollout must stop for this host; nothing was burned unless stated."""
+    """The rollout must stop for this host; nothing was burned unless stated.
+
+    `state`: what is known of the card when it stopped (flash/running versions
+    re-read after a failed burn), returned beside the message.
+    """
+
+    def __init__(self, message: str, state: dict | None = None):
+        super().__init__(message)
+        self.state = state or {}
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,7 @@ class FirmwareRequest:
     sha256: str | None = None
     psid: str | None = None
     allow_psid_change: bool = False
+    allow_downgrade: bool = False
     query_only: bool = False
 
 
@@ -172,6 +185,13 @@ def roll_out(
             f"{request.psid}; set allow_psid_change to crossflash; nothing was burned"
         )
 
+    if compare_versions(request.version, before.flash) < 0 and not request.allow_downgrade:
+        raise FirmwareError(
+            f"downgrade refused on {device}: the flash holds {before.flash}, the inventory "
+            f"asks for the older {request.version}; set allow_downgrade "
+            "(nic_firmware_allow_downgrade) to go back; nothing was burned"
+        )
+
     image = request.image
     expected_sha = request.sha256.strip().lower()
     if not os.path.isfile(image):
@@ -240,7 +260,7 @@ def roll_out(
     try:
         run_checked(runner, burn_argv)
     except ToolFailed as exc:
-        raise FirmwareError(f"burning {image} on {device} failed: {exc}") from exc
+        raise _failed_burn(runner, toolset, device, image, before, exc) from exc
     after = query_card(runner, toolset, device)
     if same_version(after.running, after.flash) and not same_version(before.running, after.flash):
         # A burn never activates. A query that shows no running version (mlxfwmanager
@@ -263,6 +283,30 @@ def roll_out(
     )
     result["diff"]["after"] = after.as_text(device)
     return _with_activation(result, runner, toolset, device)
+
+
+def _failed_burn(
+    runner: Runner, toolset: Toolset, device: str, image: str, before: CardState, exc: Exception
+) -> FirmwareError:
+    """The error of a failed burn, with what the flash holds now (read again)."""
+    message = f"burning {image} on {device} failed: {exc}"
+    try:
+        now = query_card(runner, toolset, device)
+    except FirmwareError as reread:
+        return FirmwareError(
+            f"{message}; the flash could not be read back ({reread}): treat the card as "
+            "unknown, do not reboot it before checking it by hand",
+            {"flash_version": None, "running_version": before.running, "psid": None},
+        )
+    state = {"flash_version": now.flash, "running_version": now.running, "psid": now.psid}
+    if same_version(now.flash, before.flash) and now.psid == before.psid:
+        held = f"the flash still holds {now.flash} ({now.psid}): unchanged"
+    else:
+        held = (
+            f"the flash now holds {now.flash} ({now.psid}), it held {before.flash} "
+            f"({before.psid}) before"
+        )
+    return FirmwareError(f"{message}; read back: {held}", state)
 
 
 def _after_text(before: CardState, request: FirmwareRequest, device: str, psid=None) -> str:

@@ -12,6 +12,7 @@ without one). docs/data-model.md lists the rules (regenerate with `make docs`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import ipaddress
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 Finding = tuple[tuple[Any, ...], str]
+ANY = "*"  # a dropped entity whose identifier could not be read (schema/prune.py)
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,19 @@ def rule(rule_id: str, summary: str) -> Callable:
 class FabricView:
     """Indexes over a normalised fabric, shared by the rules."""
 
-    def __init__(self, fabric: dict, groups: Mapping[str, Iterable[str]] | None = None):
+    def __init__(
+        self,
+        fabric: dict,
+        groups: Mapping[str, Iterable[str]] | None = None,
+        host_settings: Mapping[str, Mapping[str, Any]] | None = None,
+        dropped: Mapping[str, set] | None = None,
+    ):
         self.fabric = fabric
         self.groups = {name: list(members) for name, members in (groups or {}).items()}
+        # inventory host -> its ansible_host/ansible_port (and cxfab_* variable names)
+        self.host_settings = dict(host_settings or {})
+        # Entities left out because of a schema error (see schema/prune.py).
+        self.dropped = {kind: set(idents) for kind, idents in (dropped or {}).items()}
         self.pairs = fabric["switch_pairs"]
         self.vlans = fabric["vlans"]
         self.hosts = fabric["hosts"]
@@ -58,9 +70,17 @@ class FabricView:
         self.pair_by_name = {pair["name"]: pair for pair in self.pairs}
         self.pair_index = {pair["name"]: i for i, pair in reversed(list(enumerate(self.pairs)))}
         self.peer_pair: dict[str, dict] = {}
-        for pair in self.pairs:
+        # peer name -> indexes of the pairs it is a peer of (several only in error)
+        self._peer_pairs: dict[str, list[int]] = {}
+        # (id() of the pair, MPO id) -> (index, MPO): its first present MPO with that id
+        self._mpo_by_id: dict[tuple[int, int], tuple[int, dict]] = {}
+        for p, pair in enumerate(self.pairs):
             for peer in pair["peers"]:
                 self.peer_pair.setdefault(peer["name"], pair)
+                self._peer_pairs.setdefault(peer["name"], []).append(p)
+            for index, mpo in enumerate(pair["mpos"]):
+                if mpo["state"] == "present":
+                    self._mpo_by_id.setdefault((id(pair), mpo["id"]), (index, mpo))
         # Present VLANs by id (the first one when ids repeat).
         self.vlan_by_id: dict[int, dict] = {}
         self.vlan_index: dict[int, int] = {}
@@ -68,6 +88,19 @@ class FabricView:
             if vlan["state"] == "present" and vlan["id"] not in self.vlan_by_id:
                 self.vlan_by_id[vlan["id"]] = vlan
                 self.vlan_index[vlan["id"]] = index
+
+    def was_dropped(self, kind: str, ident: Any) -> bool:
+        """True when `ident` may name an entity left out for a schema error.
+
+        A reference to it is then neither confirmed nor reported as undefined.
+        kind: pair, peer, mpo ((pair name, id)), vlan, host.
+        """
+        idents = self.dropped.get(kind)
+        if not idents:
+            return False
+        if ANY in idents or ident in idents:
+            return True
+        return kind == "mpo" and (ident[0], ANY) in idents
 
     def peer_names(self, pair: dict) -> list[str]:
         return [peer["name"] for peer in pair["peers"]]
@@ -78,18 +111,12 @@ class FabricView:
                 yield index, mpo
 
     def mpo(self, pair: dict, mpo_id: int) -> tuple[int, dict] | tuple[None, None]:
-        for index, mpo in self.present_mpos(pair):
-            if mpo["id"] == mpo_id:
-                return index, mpo
-        return None, None
+        return self._mpo_by_id.get((id(pair), mpo_id), (None, None))
 
     def vlan_pairs(self, vlan: dict) -> list[dict]:
-        """Switch pairs with at least one SVI of the VLAN."""
-        return [
-            pair
-            for pair in self.pairs
-            if any(name in vlan["svi_addresses"] for name in self.peer_names(pair))
-        ]
+        """Switch pairs with at least one SVI of the VLAN, in pair order."""
+        indexes = {p for name in vlan["svi_addresses"] for p in self._peer_pairs.get(name, ())}
+        return [self.pairs[p] for p in sorted(indexes)]
 
     def host_bond_pair_mpo(self, host: dict) -> tuple[dict | None, dict | None]:
         """(switch pair, present MPO) the host's bond is cabled to, when both exist."""
@@ -118,10 +145,14 @@ class FabricView:
 # ------------------------------------------------------------------ address helpers
 
 
+# Parsed once: the rules look at every address several times (and the objects
+# are immutable, so sharing them is safe).
+@functools.lru_cache(maxsize=65536)
 def interface(text: str) -> ipaddress.IPv4Interface:
     return ipaddress.IPv4Interface(text)
 
 
+@functools.lru_cache(maxsize=65536)
 def network(text: str) -> ipaddress.IPv4Network:
     return ipaddress.IPv4Network(text, strict=True)
 
@@ -145,5 +176,5 @@ def mac_problem(text: str) -> str | None:
 
 
 # Register the rules: import the section modules in report order.
-for _section in ("switch_pairs", "vlans", "hosts", "workloads"):
+for _section in ("switch_pairs", "vlans", "hosts", "workloads", "inventory"):
     importlib.import_module(f"{__name__}.{_section}")

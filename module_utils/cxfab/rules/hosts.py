@@ -16,12 +16,28 @@ MODEL_MAX_SPEED_GBPS = {
     "ConnectX-5": 100,
     "ConnectX-6": 200,
     "ConnectX-6 Dx": 200,
+    "ConnectX-6 Lx": 50,
     "ConnectX-7": 400,
 }
 # Families without InfiniBand (Ethernet-only adapters).
-ETHERNET_ONLY_MODELS = {"ConnectX-4 Lx", "ConnectX-6 Dx"}
+ETHERNET_ONLY_MODELS = {"ConnectX-4 Lx", "ConnectX-6 Dx", "ConnectX-6 Lx"}
 # RDMA driver of each family.
 MODEL_RDMA_DRIVER = {"ConnectX-3": "mlx4", "ConnectX-3 Pro": "mlx4"}  # later ones: mlx5
+# First number of the firmware versions of each family (NVIDIA's mlxup and MFT
+# release notes list e.g. 2.42.5000, 12.28.2006, 14.32.1010, 16.35.2000,
+# 20.36.1010, 22.36.1010, 26.36.1010, 28.36.1010): an image of another family
+# can never be burnt on the adapter.
+MODEL_FIRMWARE_MAJOR = {
+    "ConnectX-3": 2,
+    "ConnectX-3 Pro": 2,
+    "ConnectX-4": 12,
+    "ConnectX-4 Lx": 14,
+    "ConnectX-5": 16,
+    "ConnectX-6": 20,
+    "ConnectX-6 Dx": 22,
+    "ConnectX-6 Lx": 26,
+    "ConnectX-7": 28,
+}
 
 
 def _hosts(view: FabricView) -> Iterator[tuple[str, dict]]:
@@ -79,7 +95,11 @@ def _speed_mbps(host: dict) -> int | None:
 def bond_switch_pair_exists(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
         bond = host.get("bond")
-        if bond and bond["switch_pair"] not in view.pair_by_name:
+        if (
+            bond
+            and bond["switch_pair"] not in view.pair_by_name
+            and not view.was_dropped("pair", bond["switch_pair"])
+        ):
             known = ", ".join(view.pair_by_name)
             yield (
                 ("hosts", name, "bond", "switch_pair"),
@@ -91,7 +111,11 @@ def bond_switch_pair_exists(view: FabricView) -> Iterator[Finding]:
 def bond_mpo_exists(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
         pair, mpo = view.host_bond_pair_mpo(host)
-        if pair is not None and mpo is None:
+        if (
+            pair is not None
+            and mpo is None
+            and not view.was_dropped("mpo", (pair["name"], host["bond"]["mpo"]))
+        ):
             yield (
                 ("hosts", name, "bond", "mpo"),
                 f"MPO {host['bond']['mpo']} is not a present MLAG port-channel of "
@@ -192,7 +216,32 @@ def bond_lacp_matches_mpo(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule("nic-link-type-supported", "Ethernet-only adapters (ConnectX-4 Lx, 6 Dx) have no ib ports.")
+@rule(
+    "nic-firmware-family",
+    "A firmware version belongs to the adapter's family (ConnectX-3 2.x.y, ConnectX-4 "
+    "12.x.y, ConnectX-4 Lx 14.x.y, ConnectX-5 16.x.y, ConnectX-6 20.x.y, ConnectX-6 Dx "
+    "22.x.y, ConnectX-6 Lx 26.x.y, ConnectX-7 28.x.y).",
+)
+def nic_firmware_family(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for n, nic in enumerate(host["nics"]):
+            firmware = nic.get("firmware")
+            if not firmware:
+                continue
+            major = int(firmware["version"].split(".", 1)[0])
+            want = MODEL_FIRMWARE_MAJOR[nic["model"]]
+            if major != want:
+                yield (
+                    ("hosts", name, "nics", n, "firmware", "version"),
+                    f"{firmware['version']} is not a {nic['model']} firmware "
+                    f"(a {nic['model']} runs {want}.x.y)",
+                )
+
+
+@rule(
+    "nic-link-type-supported",
+    "Ethernet-only adapters (ConnectX-4 Lx, 6 Dx, 6 Lx) have no ib ports.",
+)
 def nic_link_type_supported(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
         for path, port, nic in _ports(host):
@@ -230,6 +279,8 @@ def nic_peer_known(view: FabricView) -> Iterator[Finding]:
             if "peer" not in port:
                 continue
             pair = view.peer_pair.get(port["peer"])
+            if pair is None and view.was_dropped("peer", port["peer"]):
+                continue
             if pair is None:
                 yield (*base, "peer"), f"{port['peer']} is not a peer of any switch pair"
             elif "mlag" in pair and port["peer_port"] in pair["mlag"]["ipl"]["members"].get(
@@ -318,7 +369,7 @@ def host_vlans_need_bond(view: FabricView) -> Iterator[Finding]:
 def host_vlan_exists(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
         for v, vlan in enumerate(host["vlans"]):
-            if vlan["id"] not in view.vlan_by_id:
+            if vlan["id"] not in view.vlan_by_id and not view.was_dropped("vlan", vlan["id"]):
                 yield (
                     ("hosts", name, "vlans", v, "id"),
                     f"VLAN {vlan['id']} is not defined in cxfab_vlans",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 
 from . import FabricView, Finding, interface, is_host_address, mac_problem, rule
@@ -47,7 +48,7 @@ def peers_in_inventory(view: FabricView) -> Iterator[Finding]:
                     f"{peer['name']} is not a host of inventory group 'switches'",
                 )
     for name in group:
-        if name not in view.peer_pair:
+        if name not in view.peer_pair and not view.was_dropped("peer", name):
             yield (
                 ("switch_pairs",),
                 f"inventory host {name} of group 'switches' is not a peer of any switch pair",
@@ -89,7 +90,7 @@ def peer_map_keys(view: FabricView) -> Iterator[Finding]:
             maps.append((("vlans", v, "gateway", "vrrp", "priorities"), priorities))
         for path, mapping in maps:
             for key in mapping:
-                if key not in view.peer_pair:
+                if key not in view.peer_pair and not view.was_dropped("peer", key):
                     yield (*path, key), f"{key} is not a peer of any switch pair"
 
 
@@ -189,6 +190,29 @@ def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
                 yield path, f"{vip.ip} is the management address of {peer['name']}"
 
 
+@rule(
+    "mlag-vip-in-mgmt-subnet",
+    "The MLAG VIP lies in the peers' management subnet (peers given by IPv4 address; a "
+    "loopback address is an SSH forward and is not checked).",
+)
+def mlag_vip_in_mgmt_subnet(view: FabricView) -> Iterator[Finding]:
+    for p, pair in enumerate(view.pairs):
+        if "mlag" not in pair:
+            continue
+        vip = interface(pair["mlag"]["vip"])
+        for peer in pair["peers"]:
+            try:
+                address = ipaddress.IPv4Address(peer["mgmt_address"])
+            except ValueError:  # a DNS name: its subnet is unknown here
+                continue
+            if not address.is_loopback and address not in vip.network:
+                yield (
+                    ("switch_pairs", p, "mlag", "vip"),
+                    f"{vip} is not in the management subnet of {peer['name']} "
+                    f"({address}); the VIP lives on the peers' mgmt0 network",
+                )
+
+
 @rule("mlag-system-mac-unicast", "The MLAG system MAC is unicast and not all-zero.")
 def mlag_system_mac_unicast(view: FabricView) -> Iterator[Finding]:
     for p, pair in enumerate(view.pairs):
@@ -263,7 +287,9 @@ def mpo_vlans_exist(view: FabricView) -> Iterator[Finding]:
             if "access_vlan" in mpo:
                 used.append(((*base, "access_vlan"), mpo["access_vlan"]))
             for path, vlan_id in used:
-                if vlan_id != ipl_vlan and vlan_id not in view.vlan_by_id:
+                if vlan_id == ipl_vlan or view.was_dropped("vlan", vlan_id):
+                    continue
+                if vlan_id not in view.vlan_by_id:
                     yield path, f"VLAN {vlan_id} is not defined in cxfab_vlans"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 
 from . import FabricView, Finding, interface, is_host_address, mac_problem, network, rule
@@ -141,6 +142,8 @@ def gateway_svi_both_peers(view: FabricView) -> Iterator[Finding]:
                 path,
                 f"SVIs on peers of several switch pairs ({names}); a gateway lives on one pair",
             )
+        elif not pairs and any(view.was_dropped("peer", name) for name in vlan["svi_addresses"]):
+            continue
         elif not pairs:
             yield path, f"gateway mode {vlan['gateway']['mode']} needs an SVI address on both peers"
         else:
@@ -235,31 +238,54 @@ def vrrp_priorities(view: FabricView) -> Iterator[Finding]:
 
 @rule("vlan-subnets-disjoint", "VLAN subnets do not overlap each other or an IPL subnet.")
 def vlan_subnets_disjoint(view: FabricView) -> Iterator[Finding]:
-    taken: list[tuple[object, str]] = []
+    # (subnet, order, label, path): IPL subnets first, then VLANs in list order; a
+    # VLAN is reported against the first earlier subnet it overlaps.
+    subnets: list[tuple[ipaddress.IPv4Network, int, str, tuple | None]] = []
     for pair in view.pairs:
         if "mlag" in pair:
             for address in pair["mlag"]["ipl"]["addresses"].values():
-                taken.append((interface(address).network, f"the IPL of switch pair {pair['name']}"))
+                label = f"the IPL of switch pair {pair['name']}"
+                subnets.append((interface(address).network, len(subnets), label, None))
     for v, vlan in _present(view):
-        if "subnet" not in vlan:
-            continue
-        subnet = network(vlan["subnet"])
-        for other, label in taken:
-            if subnet.overlaps(other):
-                yield ("vlans", v, "subnet"), f"{subnet} overlaps {other} of {label}"
-                break
-        taken.append((subnet, f"VLAN {vlan['id']}"))
+        if "subnet" in vlan:
+            path = ("vlans", v, "subnet")
+            subnets.append((network(vlan["subnet"]), len(subnets), f"VLAN {vlan['id']}", path))
+    # Sorted by first address, a subnet overlaps an earlier-starting one exactly
+    # when it starts before the furthest end seen so far: n log n, not n^2.
+    ordered = sorted(subnets, key=lambda s: (int(s[0].network_address), -s[0].prefixlen))
+    found: dict[int, tuple[int, str, ipaddress.IPv4Network]] = {}
+    open_: list[tuple[ipaddress.IPv4Network, int, str]] = []  # subnets still reaching here
+    for subnet, order, label, _ in ordered:
+        start = int(subnet.network_address)
+        open_ = [o for o in open_ if int(o[0].broadcast_address) >= start]
+        for other, other_order, other_label in open_:
+            a, b = (order, (other_order, other_label, other)), (other_order, (order, label, subnet))
+            for mine, theirs in (a, b):
+                if theirs[0] < mine and (mine not in found or theirs[0] < found[mine][0]):
+                    found[mine] = theirs
+        open_.append((subnet, order, label))
+    for subnet, order, _, path in subnets:
+        if path is not None and order in found:
+            _, label, other = found[order]
+            yield path, f"{subnet} overlaps {other} of {label}"
 
 
 @rule("vlan-mtu-fits-mpo", "A VLAN's MTU does not exceed the MTU of an MPO that carries it.")
 def vlan_mtu_fits_mpo(view: FabricView) -> Iterator[Finding]:
+    # VLAN id -> the MPOs carrying it, built once (not a scan of every MPO per VLAN).
+    carriers: dict[int, list[tuple[dict, dict]]] = {}
+    for pair in view.pairs:
+        for _, mpo in view.present_mpos(pair):
+            ids = dict.fromkeys(mpo["allowed_vlans"])
+            if "access_vlan" in mpo:
+                ids[mpo["access_vlan"]] = None
+            for vlan_id in ids:
+                carriers.setdefault(vlan_id, []).append((pair, mpo))
     for v, vlan in _present(view):
-        for pair in view.pairs:
-            for _, mpo in view.present_mpos(pair):
-                carried = vlan["id"] in mpo["allowed_vlans"] or mpo.get("access_vlan") == vlan["id"]
-                if carried and vlan["mtu"] > mpo["mtu"]:
-                    yield (
-                        ("vlans", v, "mtu"),
-                        f"{vlan['mtu']} exceeds the MTU {mpo['mtu']} of MPO {mpo['id']} "
-                        f"of switch pair {pair['name']}",
-                    )
+        for pair, mpo in carriers.get(vlan["id"], ()):
+            if vlan["mtu"] > mpo["mtu"]:
+                yield (
+                    ("vlans", v, "mtu"),
+                    f"{vlan['mtu']} exceeds the MTU {mpo['mtu']} of MPO {mpo['id']} "
+                    f"of switch pair {pair['name']}",
+                )

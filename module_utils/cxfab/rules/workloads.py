@@ -12,7 +12,7 @@ from .hosts import host_vlan_ids
 def workload_hosts_exist(view: FabricView) -> Iterator[Finding]:
     for w, pair in enumerate(view.workloads["pairs"]):
         for role in ("client", "server"):
-            if pair[role] not in view.hosts:
+            if pair[role] not in view.hosts and not view.was_dropped("host", pair[role]):
                 yield (
                     ("workloads", "pairs", w, role),
                     f"{pair[role]} is not a host of group 'hosts' with cxfab_host",

@@ -20,8 +20,9 @@ The fragments use a small AVD-style dialect. Every node is a mapping with:
     items         lists: the node of every entry
     inventory_var top-level nodes: the inventory variable that holds the key
 
-`to_json_schema()` turns a node into JSON Schema (draft 2020-12) for jsonschema;
-`walk()` yields every node with its documented path, for the docs generator.
+`checker.check()` validates a document against a node (validate.py uses it);
+`to_json_schema()` turns a node into JSON Schema (draft 2020-12) for outside
+tools; `walk()` yields every node with its documented path, for the docs generator.
 """
 
 from __future__ import annotations
@@ -72,13 +73,26 @@ DIALECT_KEYS = {
     "inventory_var",
 }
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_NETDEV_RE = re.compile(r"^[^\s/:]{1,15}$")
+# Free text that reaches a device CLI, a shell, a systemd unit or a networkd
+# file has a strict format (docs/data-model.md lists each field and where it goes).
+# Checked with fullmatch: `$` alone would let a trailing newline through.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# What the kernel accepts (dev_valid_name) minus everything a shell or a unit
+# file treats specially: at most 15 characters of [A-Za-z0-9_.-], not . or ..
+_NETDEV_RE = re.compile(r"^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$")
+# A description: printable ASCII words without quotes, shell or comment characters.
+_TEXT_CHARS = r"A-Za-z0-9_.,:/+=@\-"
+_TEXT_RE = re.compile(rf"^[{_TEXT_CHARS}](?:[{_TEXT_CHARS} ]{{0,62}}[{_TEXT_CHARS}])?$")
+# A file path on the controller: no spaces or shell characters, no leading '-'.
+_PATH_RE = re.compile(r"^(?!-)[A-Za-z0-9_./+-]{1,255}$")
+# A secret is never pasted into a command line, only sent to a login: any
+# character but control characters (a newline would end the login line).
+_SECRET_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
 _MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 # Onyx front-panel ports: slot/port, or slot/port/split-lane for split ports.
 _ONYX_PORT_RE = re.compile(r"^[1-9][0-9]?/[1-9][0-9]?(/[1-4])?$")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
-_FW_VERSION_RE = re.compile(r"^[0-9]{2}\.[0-9]{2}\.[0-9]{4}$")
+_FW_VERSION_RE = re.compile(r"^[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{4}$")
 _PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
 _HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
@@ -89,13 +103,14 @@ def parse_cpulist(text: str) -> list[int]:
     """CPUs of a Linux cpulist (`0-3,8`); ValueError on bad syntax or overlap."""
     cpus: list[int] = []
     for part in text.split(","):
-        match = _CPU_RANGE_RE.match(part.strip())
+        # fullmatch, no strip: a newline or space is refused, never ignored
+        match = _CPU_RANGE_RE.fullmatch(part)
         if not match:
-            raise ValueError(f"{part.strip()!r} is not a CPU number or range")
+            raise ValueError(f"{part!r} is not a CPU number or range")
         first = int(match.group(1))
         last = int(match.group(2)) if match.group(2) is not None else first
         if last < first:
-            raise ValueError(f"range {part.strip()} runs backwards")
+            raise ValueError(f"range {part} runs backwards")
         cpus.extend(range(first, last + 1))
     if len(set(cpus)) != len(cpus):
         raise ValueError("CPUs are listed twice")
@@ -138,24 +153,45 @@ def _is_cpulist(text: str) -> bool:
 
 # format name -> (check, what a valid value looks like)
 FORMATS: dict[str, tuple[Any, str]] = {
-    "name": (lambda v: bool(_NAME_RE.match(v)), "a name of letters, digits, '.', '_', '-'"),
-    "netdev": (lambda v: bool(_NETDEV_RE.match(v)), "a Linux interface name (1-15 chars)"),
+    "name": (
+        lambda v: bool(_NAME_RE.fullmatch(v)),
+        "a name of letters, digits, '.', '_', '-' (at most 64, starting with a letter or digit)",
+    ),
+    "netdev": (
+        lambda v: bool(_NETDEV_RE.fullmatch(v)),
+        "a Linux interface name (1-15 of letters, digits, '_', '.', '-'; not . or ..)",
+    ),
+    "text": (
+        lambda v: bool(_TEXT_RE.fullmatch(v)),
+        "a description of at most 64 letters, digits, spaces and _ . , : / + = @ -",
+    ),
+    "path": (
+        lambda v: bool(_PATH_RE.fullmatch(v)),
+        "a file path of letters, digits and _ . / + - (no spaces, not starting with -)",
+    ),
+    "secret": (
+        lambda v: bool(_SECRET_RE.fullmatch(v)),
+        "1-128 characters without control characters",
+    ),
     "host": (
-        lambda v: _is_address(v) or bool(_HOSTNAME_RE.match(v)),
+        lambda v: _is_address(v) or bool(_HOSTNAME_RE.fullmatch(v)),
         "an IPv4 address or DNS name",
     ),
     "ipv4_address": (_is_address, "an IPv4 address (a.b.c.d)"),
     "ipv4_interface": (_is_interface, "an IPv4 address with prefix length (a.b.c.d/len)"),
     "ipv4_network": (_is_network, "an IPv4 network with no host bits set (a.b.c.0/len)"),
-    "mac": (lambda v: bool(_MAC_RE.match(v)), "a MAC address (00:00:5E:00:01:0A)"),
+    "mac": (lambda v: bool(_MAC_RE.fullmatch(v)), "a MAC address (00:00:5E:00:01:0A)"),
     "onyx_port": (
-        lambda v: bool(_ONYX_PORT_RE.match(v)),
+        lambda v: bool(_ONYX_PORT_RE.fullmatch(v)),
         "an Onyx port name (1/1, or 1/1/2 for a split port)",
     ),
-    "pci_address": (lambda v: bool(_PCI_RE.match(v)), "a PCI address (0000:17:00.0)"),
-    "fw_version": (lambda v: bool(_FW_VERSION_RE.match(v)), "a firmware version NN.NN.NNNN"),
-    "psid": (lambda v: bool(_PSID_RE.match(v)), "a PSID (up to 16 letters, digits, '_')"),
-    "sha256": (lambda v: bool(_SHA256_RE.match(v)), "a sha256 digest (64 hex digits)"),
+    "pci_address": (lambda v: bool(_PCI_RE.fullmatch(v)), "a PCI address (0000:17:00.0)"),
+    "fw_version": (
+        lambda v: bool(_FW_VERSION_RE.fullmatch(v)),
+        "a firmware version NN.NN.NNNN (2.NN.NNNN on a ConnectX-3)",
+    ),
+    "psid": (lambda v: bool(_PSID_RE.fullmatch(v)), "a PSID (up to 16 letters, digits, '_')"),
+    "sha256": (lambda v: bool(_SHA256_RE.fullmatch(v)), "a sha256 digest (64 hex digits)"),
     "cpulist": (_is_cpulist, "a CPU list such as 0-3,8 (ascending ranges, no overlap)"),
 }
 

@@ -1,0 +1,137 @@
+"""Hostile input: every free-text field refuses every payload, naming its key path.
+
+One case per field x payload. The field table must cover every free-text field
+of the schema (a new one fails test_every_free_text_field_is_in_the_table).
+"""
+
+import pytest
+from cxfab.validate import validate_inventory
+
+from tests.tools import gen_data_model_doc, inventory
+
+EXAMPLE = inventory.load()
+
+PAYLOADS = {
+    "newline": "a\nreboot",
+    "semicolon": "a;reboot",
+    "double-quote": 'a"b',
+    "command-substitution": "a$(id>&2)",
+    "backticks": "a`id`",
+    "glob": "a*",
+    "glob-class": "a[0-9]",
+    "hash": "a#b",
+    "300-chars": "a" * 300,
+    "non-ascii": "bönd",
+    "trailing-newline": "bond0\n",
+}
+# The password only reaches the SSH login (never a command line, file or output):
+# any printable character is a valid password; control characters and length are not.
+PASSWORD_PAYLOADS = ("newline", "300-chars", "trailing-newline")
+
+_RDMA = {
+    "host": "cardamine",
+    "path": "cxfab_host.rdma",
+    "value": {"devices": [{"name": "mlx5_0", "netdev": "enp23s0f0", "type": "mlx5"}]},
+}
+_CPULIST = {"host": "cardamine", "path": "cxfab_host.irq_affinity.policy", "value": "cpulist"}
+
+# documented path -> (host, patch path in the example, patches that make room)
+FIELDS = {
+    "cxfab_fabric_name": (None, "cxfab_fabric_name", []),
+    "cxfab_switch_pairs[].name": (None, "cxfab_switch_pairs[0].name", []),
+    "cxfab_switch_pairs[].model": (None, "cxfab_switch_pairs[0].model", []),
+    "cxfab_switch_pairs[].peers[].name": (None, "cxfab_switch_pairs[0].peers[0].name", []),
+    "cxfab_switch_pairs[].peers[].mgmt_address": (
+        None,
+        "cxfab_switch_pairs[0].peers[0].mgmt_address",
+        [],
+    ),
+    "cxfab_switch_pairs[].credentials.username": (
+        None,
+        "cxfab_switch_pairs[0].credentials.username",
+        [],
+    ),
+    "cxfab_switch_pairs[].credentials.password": (
+        None,
+        "cxfab_switch_pairs[0].credentials.password",
+        [],
+    ),
+    "cxfab_switch_pairs[].mlag.domain": (None, "cxfab_switch_pairs[0].mlag.domain", []),
+    "cxfab_switch_pairs[].mlag.ipl.members.<peer>[]": (
+        None,
+        "cxfab_switch_pairs[0].mlag.ipl.members.sw-a[0]",
+        [],
+    ),
+    "cxfab_switch_pairs[].mpos[].description": (
+        None,
+        "cxfab_switch_pairs[0].mpos[0].description",
+        [],
+    ),
+    "cxfab_switch_pairs[].mpos[].members.<peer>[]": (
+        None,
+        "cxfab_switch_pairs[0].mpos[0].members.sw-a[0]",
+        [],
+    ),
+    "cxfab_vlans[].name": (None, "cxfab_vlans[0].name", []),
+    "cxfab_host.mgmt_interface": ("cardamine", "cxfab_host.mgmt_interface", []),
+    "cxfab_host.nics[].name": ("cardamine", "cxfab_host.nics[0].name", []),
+    "cxfab_host.nics[].pci": ("cardamine", "cxfab_host.nics[0].pci", []),
+    "cxfab_host.nics[].ports[].netdev": ("cardamine", "cxfab_host.nics[0].ports[0].netdev", []),
+    "cxfab_host.nics[].ports[].peer": ("cardamine", "cxfab_host.nics[0].ports[0].peer", []),
+    "cxfab_host.nics[].ports[].peer_port": (
+        "cardamine",
+        "cxfab_host.nics[0].ports[0].peer_port",
+        [],
+    ),
+    "cxfab_host.nics[].firmware.psid": ("cardamine", "cxfab_host.nics[0].firmware.psid", []),
+    "cxfab_host.nics[].firmware.image": ("cardamine", "cxfab_host.nics[0].firmware.image", []),
+    "cxfab_host.bond.name": ("cardamine", "cxfab_host.bond.name", []),
+    "cxfab_host.bond.members[]": ("cardamine", "cxfab_host.bond.members[0]", []),
+    "cxfab_host.bond.switch_pair": ("cardamine", "cxfab_host.bond.switch_pair", []),
+    "cxfab_host.irq_affinity.cpus": ("cardamine", "cxfab_host.irq_affinity.cpus", [_CPULIST]),
+    "cxfab_host.rdma.devices[].name": ("cardamine", "cxfab_host.rdma.devices[0].name", [_RDMA]),
+    "cxfab_host.rdma.devices[].netdev": (
+        "cardamine",
+        "cxfab_host.rdma.devices[0].netdev",
+        [_RDMA],
+    ),
+    "cxfab_workloads.pairs[].name": (None, "cxfab_workloads.pairs[0].name", []),
+    "cxfab_workloads.pairs[].client": (None, "cxfab_workloads.pairs[0].client", []),
+    "cxfab_workloads.pairs[].server": (None, "cxfab_workloads.pairs[0].server", []),
+}
+
+
+def cases():
+    for field, (host, path, room) in FIELDS.items():
+        names = PASSWORD_PAYLOADS if field.endswith(".password") else PAYLOADS
+        for name in names:
+            yield pytest.param(host, path, room, PAYLOADS[name], id=f"{field}-{name}")
+
+
+def test_every_free_text_field_is_in_the_table():
+    assert sorted(FIELDS) == sorted(path for path, _ in gen_data_model_doc.free_text_nodes())
+
+
+def test_the_room_making_patches_alone_are_valid():
+    for _, _, room in FIELDS.values():
+        inv = inventory.apply(EXAMPLE, room)
+        result = validate_inventory(
+            inv.fabric_vars(), inv.cxfab_hosts(), inv.groups, inv.host_settings()
+        )
+        if room == [_CPULIST]:  # policy cpulist needs cpus: exactly that rule complains
+            assert [e.rule for e in result.errors] == ["irq-cpus-policy"]
+        else:
+            assert result.errors == [], room
+
+
+@pytest.mark.parametrize(("host", "path", "room", "payload"), list(cases()))
+def test_hostile_value_is_refused_with_its_key_path(host, path, room, payload):
+    patch = {"path": path, "value": payload, **({"host": host} if host else {})}
+    inv = inventory.apply(EXAMPLE, [*room, patch])
+    result = validate_inventory(inv.fabric_vars(), inv.cxfab_hosts(), inv.groups)
+    assert result.fabric is None
+    where = f"{path} (host {host})" if host else path
+    refused = [e for e in result.errors if e.rule == "schema" and str(e).startswith(f"{where}: ")]
+    assert refused, [str(e) for e in result.errors]
+    if path.endswith("password"):  # the secret is refused without being shown
+        assert all(payload not in str(e) for e in result.errors)
