@@ -34,6 +34,10 @@ _RDMA = {
     "value": {"devices": [{"name": "mlx5_0", "netdev": "enp23s0f0", "type": "mlx5"}]},
 }
 _CPULIST = {"host": "cardamine", "path": "cxfab_host.irq_affinity.policy", "value": "cpulist"}
+_CABLES = {
+    "path": "cxfab_supported_cables",
+    "value": [{"vendor": "Mellanox", "part_number": "MCP1600-*", "description": "DAC"}],
+}
 
 # documented path -> (host, patch path in the example, patches that make room)
 FIELDS = {
@@ -73,6 +77,17 @@ FIELDS = {
         [],
     ),
     "cxfab_vlans[].name": (None, "cxfab_vlans[0].name", []),
+    "cxfab_supported_cables[].vendor": (None, "cxfab_supported_cables[0].vendor", [_CABLES]),
+    "cxfab_supported_cables[].part_number": (
+        None,
+        "cxfab_supported_cables[0].part_number",
+        [_CABLES],
+    ),
+    "cxfab_supported_cables[].description": (
+        None,
+        "cxfab_supported_cables[0].description",
+        [_CABLES],
+    ),
     "cxfab_host.mgmt_interface": ("cardamine", "cxfab_host.mgmt_interface", []),
     "cxfab_host.nics[].name": ("cardamine", "cxfab_host.nics[0].name", []),
     "cxfab_host.nics[].pci": ("cardamine", "cxfab_host.nics[0].pci", []),
@@ -101,9 +116,15 @@ FIELDS = {
 }
 
 
+# A supported cable's part number is a pattern (`MCP1600-*`), matched in Python with
+# fnmatch and shown in the report; it never reaches a shell, so `*` is its point.
+PATTERN_PAYLOADS = tuple(name for name in PAYLOADS if name != "glob")
+
+
 def cases():
     for field, (host, path, room) in FIELDS.items():
         names = PASSWORD_PAYLOADS if field.endswith(".password") else PAYLOADS
+        names = PATTERN_PAYLOADS if field.endswith(".part_number") else names
         for name in names:
             yield pytest.param(host, path, room, PAYLOADS[name], id=f"{field}-{name}")
 

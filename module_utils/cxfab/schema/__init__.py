@@ -83,6 +83,7 @@ _NETDEV_RE = re.compile(r"^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$")
 # A description: printable ASCII words without quotes, shell or comment characters.
 _TEXT_CHARS = r"A-Za-z0-9_.,:/+=@\-"
 _TEXT_RE = re.compile(rf"^[{_TEXT_CHARS}](?:[{_TEXT_CHARS} ]{{0,62}}[{_TEXT_CHARS}])?$")
+_PART_PATTERN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.*?-]{0,31}")
 # A file path on the controller: no spaces or shell characters, no leading '-'.
 _PATH_RE = re.compile(r"^(?!-)[A-Za-z0-9_./+-]{1,255}$")
 # A secret is never pasted into a command line, only sent to a login: any
@@ -164,6 +165,10 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "text": (
         lambda v: bool(_TEXT_RE.fullmatch(v)),
         "a description of at most 64 letters, digits, spaces and _ . , : / + = @ -",
+    ),
+    "part_pattern": (
+        lambda v: bool(_PART_PATTERN_RE.fullmatch(v)),
+        "a part number or a pattern of them (letters, digits, _ . - and * ?; at most 32)",
     ),
     "path": (
         lambda v: bool(_PATH_RE.fullmatch(v)),

@@ -14,6 +14,7 @@ from __future__ import annotations
 FREE_TEXT_FORMATS = (
     "name",
     "text",
+    "part_pattern",
     "netdev",
     "host",
     "path",
@@ -27,6 +28,9 @@ FREE_TEXT_FORMATS = (
 # Documented key path -> the destinations its value reaches.
 DESTINATIONS: dict[str, str] = {
     "cxfab_fabric_name": "report (title, report.json)",
+    "cxfab_supported_cables[].vendor": "report (compared with the cable EEPROM's vendor)",
+    "cxfab_supported_cables[].part_number": "report (matched against the cable's part number)",
+    "cxfab_supported_cables[].description": "report",
     "cxfab_switch_pairs[].name": "report; reference from `cxfab_host.bond.switch_pair`",
     "cxfab_switch_pairs[].model": "report",
     "cxfab_switch_pairs[].peers[].name": "file names under `build/` and `backups/`; report",
