@@ -112,6 +112,8 @@ class Backend:
         self.module, self.run, self.name = module, run, name
         self.tools = {}
         self.legacy_units = False
+        # mlnx_qos -i <port> answered the probe: that output is the first read too.
+        self.probed = {}
 
     def available(self, port):
         if self.name == "mlnx_qos":
@@ -119,7 +121,10 @@ class Backend:
             if not tool:
                 return False
             self.tools["mlnx_qos"] = tool
-            return self.run([tool, "-i", port], check=False)[0] == 0
+            rc, out, _ = self.run([tool, "-i", port], check=False)
+            if rc == 0:
+                self.probed[port] = out
+            return rc == 0
         if self.name == "dcb":
             tool = self.module.get_bin_path("dcb")
             if not tool:
@@ -139,7 +144,10 @@ class Backend:
 
     def read(self, port):
         if self.name == "mlnx_qos":
-            return backends.mlnx_qos_state(self.run([self.tools["mlnx_qos"], "-i", port])[1])
+            text = self.probed.pop(port, None)
+            if text is None:
+                text = self.run([self.tools["mlnx_qos"], "-i", port])[1]
+            return backends.mlnx_qos_state(text)
         if self.name == "dcb":
             dcb = self.tools["dcb"]
             ets = self.run([dcb, "-j", "ets", "show", "dev", port])[1]

@@ -61,19 +61,15 @@ def _optional(module: str, name: str) -> Callable | None:
 
 
 def _stage_structured(fabric: dict) -> object:
-    """Per-device structured config of every switch (and host, once it exists)."""
-    build_switch = _optional("cxfab.onyx.structured", "build")
-    build_host = _optional("cxfab.structured", "build_host")
-    if build_switch is None and build_host is None:
-        return None
-    switches = {
-        peer["name"]: build_switch(fabric, peer["name"], True)
-        for pair in fabric["switch_pairs"]
-        for peer in pair["peers"]
-        if build_switch is not None
+    """Structured config of every switch and host (what validate.yml's cxfab_structured does)."""
+    from cxfab.structured import build_all
+
+    devices = build_all(fabric)
+    hosts = set(fabric["hosts"])
+    return {
+        "switches": {n: sc for n, sc in devices.items() if n not in hosts},
+        "hosts": {n: sc for n, sc in devices.items() if n in hosts},
     }
-    hosts = {host: build_host(fabric, host) for host in fabric["hosts"] if build_host}
-    return {"switches": switches, "hosts": hosts}
 
 
 def _stage_render(structured: dict) -> object:
@@ -86,8 +82,7 @@ def _stage_render(structured: dict) -> object:
 
 
 # Stages run in order on one generated fabric; each takes the previous output.
-# A stage returning None is reported as "not available in this tree". The lead's
-# structured-config work plugs in here (cxfab.structured.build_host, a render).
+# A stage returning None is reported as "not available in this tree".
 STAGES: list[tuple[str, Callable]] = [
     ("structured", _stage_structured),
     ("render", _stage_render),
