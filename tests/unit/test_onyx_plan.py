@@ -2,10 +2,8 @@
 
 import copy
 
-import pytest
 from cxfab.onyx.parser import parse_running_config
 from cxfab.onyx.plan import Scope, make_plan
-from cxfab.onyx.structured import StructuredConfigError
 from onyx_helpers import FIXTURES, example_fabric, intended
 
 
@@ -121,18 +119,3 @@ def test_removing_the_mlag_follows_the_teardown_order():
     ]
     assert [line for line in lines if line in order] == order
     assert lines.index("no protocol magp") < lines.index("no protocol mlag")
-
-
-def test_magp_without_mlag_is_refused_with_the_key_path():
-    fabric = example_fabric()
-    del fabric["switch_pairs"][0]["mlag"]
-    fabric["switch_pairs"][0]["mpos"] = []
-    with pytest.raises(StructuredConfigError, match=r"^vlans\[0\]\.gateway\.mode: magp needs"):
-        intended(fabric, "sw-a")
-
-
-def test_allowed_vlan_that_is_not_defined_is_refused():
-    fabric = example_fabric()
-    fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 30]
-    with pytest.raises(StructuredConfigError, match=r"switch_pairs\[0\]\.mpos\[0\]\.allowed_vlans"):
-        intended(fabric, "sw-a")

@@ -28,6 +28,10 @@ _PORT_FLAG = re.compile(r"Eth(\d+/\d+(?:/\d+)?)\((\w)\)")
 _RECORD = re.compile(r"^\s*(MAGP|VRRP)\b(.*):\s*$")
 
 
+class ReadError(ValueError):
+    """An output a parser could not read: names the command and shows its first lines."""
+
+
 def _kv_lines(text: str) -> dict[str, str]:
     values = {}
     for line in (text or "").splitlines():
@@ -215,7 +219,10 @@ def needed_shows(structured: dict) -> list[str]:
 
 
 def switch_checks(
-    structured: dict, outputs: dict[str, str | None], errors: dict[str, str]
+    structured: dict,
+    outputs: dict[str, str | None],
+    errors: dict[str, str],
+    release: str | None = None,
 ) -> list[dict]:
     """Checks of one switch from its show outputs (None = the command failed)."""
     name = structured["switch"]
