@@ -155,7 +155,7 @@ def main():
             try:
                 records[name] = deploy.change_peer(peers[name], partner, intended, pending, options)
             except deploy.DeployError as exc:
-                records[name] = exc.record or {"switch": name, "lines": []}
+                records[name] = {**(exc.record or {"switch": name, "lines": []}), "error": str(exc)}
                 raise
             if records[name]["lines"]:
                 result["changed"] = True

@@ -81,6 +81,7 @@ def run_playbook(lab, fabric: dict, *extra: str) -> dict:
         "lines": lines,
         "health": health,
         "output": proc.stdout[-3000:] + proc.stderr[-2000:],
+        "stdout": proc.stdout,
     }
 
 

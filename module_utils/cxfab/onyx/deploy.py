@@ -33,7 +33,7 @@ from . import health
 from .parser import ParsedConfig, parse_running_config
 from .plan import SECTIONS, Scope, make_plan, only_sections
 from .secrets import REDACTED
-from .session import OnyxSession, SessionError
+from .session import HostKeyError, OnyxSession, SessionError
 from .version import VersionError, release_from_show_version
 
 RUNNING = "show running-config"
@@ -75,10 +75,10 @@ def open_peer(peer: Peer, username: str, password: str, known_hosts: str | None)
     )
     try:
         session.open()
+    except HostKeyError as exc:
+        raise DeployError(str(exc)) from None
     except SessionError as exc:
         peer.error = str(exc)
-        if "host key" in str(exc):
-            raise DeployError(str(exc)) from None
         return
     peer.session = session
     text, _ = session.try_show("show version")

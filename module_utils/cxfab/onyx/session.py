@@ -102,7 +102,6 @@ class OnyxSession:
     def open(self) -> None:
         try:
             from netmiko import ConnectHandler
-            from paramiko.ssh_exception import BadHostKeyException, SSHException
         except ImportError as exc:  # pragma: no cover - controller dependency
             raise SessionError("the netmiko Python package is missing on the controller") from exc
         try:
@@ -111,17 +110,19 @@ class OnyxSession:
             prompt = self.conn.find_prompt()
             # `sw-a [standalone: master] #` -> `sw-a`: stays valid after mlag-vip.
             self.conn.base_prompt = prompt.split()[0].rstrip("#>")
-        except BadHostKeyException:
-            raise HostKeyError(
-                f"{self.where}: the SSH host key CHANGED (known hosts: {self.known_hosts}); "
-                "stopping. Check the switch, then update the known-hosts file"
-            ) from None
         except Exception as exc:
-            cause = _cause(exc)
-            if self.known_hosts and isinstance(exc, SSHException) and "known_hosts" in cause:
+            # netmiko wraps paramiko's host key errors into its own exceptions.
+            text = str(exc)
+            if "does not match" in text and "Host key" in text:
+                raise HostKeyError(
+                    f"{self.where}: the SSH host key CHANGED (known hosts: {self.known_hosts}); "
+                    "stopping. Check the switch, then update the known-hosts file"
+                ) from None
+            if "not found in known_hosts" in text:
                 raise HostKeyError(
                     f"{self.where}: the SSH host key is not in {self.known_hosts}; stopping"
                 ) from None
+            cause = _cause(exc)
             raise SessionError(f"{self.where}: cannot open the CLI session: {cause}") from None
 
     def close(self) -> None:
@@ -195,5 +196,6 @@ class OnyxSession:
 
 def _cause(exc: Exception) -> str:
     """First line of an exception, without anything that could echo credentials."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
     return f"{type(exc).__name__}: {text}"[:300]
