@@ -77,6 +77,9 @@ _NETDEV_RE = re.compile(r"^[^\s/:]{1,15}$")
 _MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 # Onyx front-panel ports: slot/port, or slot/port/split-lane for split ports.
 _ONYX_PORT_RE = re.compile(r"^[1-9][0-9]?/[1-9][0-9]?(/[1-4])?$")
+# Free text pasted into an Onyx CLI line (quoted there): printable ASCII, no quote,
+# backslash or control character (so no newline can smuggle a second command).
+_CLI_TEXT_RE = re.compile(r"^[A-Za-z0-9 _.,:;/()@#+=-]+$")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
 _FW_VERSION_RE = re.compile(r"^[0-9]{2}\.[0-9]{2}\.[0-9]{4}$")
 _PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
@@ -151,6 +154,10 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "onyx_port": (
         lambda v: bool(_ONYX_PORT_RE.match(v)),
         "an Onyx port name (1/1, or 1/1/2 for a split port)",
+    ),
+    "cli_text": (
+        lambda v: bool(_CLI_TEXT_RE.match(v)) and v == v.strip(),
+        "printable text without quotes, backslashes or control characters",
     ),
     "pci_address": (lambda v: bool(_PCI_RE.match(v)), "a PCI address (0000:17:00.0)"),
     "fw_version": (lambda v: bool(_FW_VERSION_RE.match(v)), "a firmware version NN.NN.NNNN"),
