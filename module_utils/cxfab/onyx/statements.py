@@ -21,7 +21,7 @@ MPOs (shutdown, attributes, members, port-channel) -> `no mlag-vip` ->
 system MAC -> IPL peer-address -> SVIs -> PFC -> `no ipl` -> IPL members ->
 IPL port-channel -> VLANs -> `no protocol vrrp|magp|mlag`.
 
-The VRRP lines are added exactly as roles/switch_gateway/templates/vrrp.j2
+The VRRP lines are added exactly as roles/switch_fabric/templates/vrrp.j2
 renders them; the patterns below read them back and
 tests/unit/test_onyx_render.py fails if the two disagree.
 """
