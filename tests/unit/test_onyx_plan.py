@@ -119,3 +119,29 @@ def test_removing_the_mlag_follows_the_teardown_order():
     ]
     assert [line for line in lines if line in order] == order
     assert lines.index("no protocol magp") < lines.index("no protocol mlag")
+
+
+def test_a_vlan_carrying_unmanaged_lines_is_not_pruned_and_is_named():
+    _, text = intended(example_fabric(), "sw-a")
+    running = text + "vlan 77\ninterface vlan 77\ninterface vlan 77 ip ospf area 0.0.0.0\n"
+    plan = _plan(example_fabric(), running)
+    assert not any("77" in line for line in plan.lines)
+    assert plan.warnings == [
+        "vlan/interface vlan 77 is not pruned: it carries lines cxfab does not manage: "
+        "interface vlan 77 ip ospf area 0.0.0.0"
+    ]
+
+
+def test_a_revert_plan_restores_the_snapshot_with_teardown_order():
+    _, text = intended(example_fabric(), "sw-a")
+    plan = make_plan(parse_running_config(""), parse_running_config(text), Scope.all(), True)
+    # A revert to a blank snapshot also switches off what a deploy never removes.
+    assert plan.lines[-4:] == [
+        "no protocol mlag",
+        "no dcb priority-flow-control enable force",
+        "no ip routing",
+        "no lacp",
+    ]
+    assert plan.lines.index("mlag shutdown") < plan.lines.index("no protocol mlag")
+    deploy = make_plan(parse_running_config(""), parse_running_config(text), Scope.all())
+    assert "no lacp" not in deploy.lines and "no ip routing" not in deploy.lines
