@@ -55,9 +55,9 @@ def run_playbook(lab, fabric: dict, *extra: str) -> dict:
         "-e",
         f"cxfab_build_dir={lab['base'] / 'build'}",
         "-e",
-        f"cxfab_backup_dir={lab['base'] / 'backups'}",
+        f"cxfab_switch_snapshot_dir={lab['base'] / 'snapshots'}",
         "-e",
-        "cxfab_switch_health_wait=30",
+        "cxfab_switch_health_wait=15",
         *extra,
     ]
     records = lab["base"] / "build" / "deploy"
@@ -81,6 +81,7 @@ def run_playbook(lab, fabric: dict, *extra: str) -> dict:
         "lines": lines,
         "health": health,
         "output": proc.stdout[-3000:] + proc.stderr[-2000:],
+        "stdout": proc.stdout,
     }
 
 
@@ -100,8 +101,9 @@ def test_blank_pair_is_built_and_healthy(lab):
         assert re.search(r"^1\s+Po100\s+4000\s+Up", mlag, re.MULTILINE)
         assert re.search(r"Active-full:\s+2", mlag)
         assert "Unsaved changes : no" in show(lab, switch, "show configuration files")
-    backups = list((lab["base"] / "backups" / "lab-sw-a").glob("*.cfg"))
-    assert len(backups) == 1 and backups[0].read_text().startswith("##")
+    snapshots = list((lab["base"] / "snapshots" / "lab-sw-a").glob("*.cfg"))
+    assert len(snapshots) == 1 and snapshots[0].read_text().startswith("##")
+    assert snapshots[0].stat().st_mode & 0o777 == 0o600
 
 
 def test_second_run_sends_nothing(lab):
@@ -141,7 +143,7 @@ def test_check_diff_lists_exactly_what_the_run_sends(lab):
     assert "MAGP 20" not in show(lab, "lab-sw-a", "show magp")
 
 
-def test_system_mac_change_stops_after_the_first_peer(lab):
+def test_system_mac_change_is_reverted_on_the_first_peer_and_the_partner_untouched(lab):
     fabric = copy.deepcopy(lab["fabric"])
     fabric["cxfab_vlans"][1]["gateway"] = {"mode": "vrrp", "virtual_ip": "12.0.20.1", "vrrp": {}}
     fabric["cxfab_switch_pairs"][0]["mlag"]["system_mac"] = "00:00:5E:00:01:5E"
@@ -154,4 +156,10 @@ def test_system_mac_change_stops_after_the_first_peer(lab):
     observed = " ".join(str(c["observed"]) for c in failed.values())
     assert "00:00:5E:00:01:5E" in observed or "Mismatched" in observed
     assert "00:00:5E:00:01:5D" in show(lab, "lab-sw-b", "show running-config")
+    revert = result["health"]["lab-sw-a"]["revert"]
+    assert revert["lines"] == ["mlag system-mac 00:00:5E:00:01:5D"]
+    assert revert["proof"]["equal"] is True
+    assert "mlag system-mac 00:00:5E:00:01:5D" in show(lab, "lab-sw-a", "show running-config")
+    for switch in ("lab-sw-a", "lab-sw-b"):
+        assert "Unsaved changes : no" in show(lab, switch, "show configuration files")
     yaml.safe_dump(failed)  # the report is plain data

@@ -34,5 +34,6 @@ def example_fabric() -> dict:
 
 
 def intended(fabric: dict, switch: str, prune: bool = True) -> tuple[dict, str]:
-    sc = structured.build(fabric, switch, prune=prune)
+    """Structured and rendered config; a test's edits are normalised as validate.yml does."""
+    sc = structured.build(cxfab_fabric.normalise(fabric), switch, prune=prune)
     return sc, render.render_config(ROLES, sc)

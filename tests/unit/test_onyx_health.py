@@ -12,7 +12,8 @@ def _outputs(mlag_file, unsaved="no"):
         "mlag_vip": "MLAG-VIP:\n MLAG group name: rack1-mlag\n MLAG VIP address: 10.0.0.50/24\n"
         " Active nodes: 2\n\n----\nHostname  VIP-State  IP Address\n----\n"
         "sw-a   master   10.0.0.51\nsw-b   standby   10.0.0.52\n",
-        "mpo": "  1 Mpo1(U)     LACP     Eth1/1(P)      Eth1/1(P)\n"
+        "mpo": "  Group          Type     Local          Peer\n"
+        "  1 Mpo1(U)     LACP     Eth1/1(P)      Eth1/1(P)\n"
         "  2 Mpo2(U)     LACP     Eth1/2(S)      Eth1/2(P)\n",
         "magp": "".join(
             f"\nMAGP {i}:\n  Interface vlan: {i}\n  Admin state   : Enabled\n"

@@ -2,10 +2,8 @@
 
 import copy
 
-import pytest
 from cxfab.onyx.parser import parse_running_config
 from cxfab.onyx.plan import Scope, make_plan
-from cxfab.onyx.structured import StructuredConfigError
 from onyx_helpers import FIXTURES, example_fabric, intended
 
 
@@ -123,16 +121,27 @@ def test_removing_the_mlag_follows_the_teardown_order():
     assert lines.index("no protocol magp") < lines.index("no protocol mlag")
 
 
-def test_magp_without_mlag_is_refused_with_the_key_path():
-    fabric = example_fabric()
-    del fabric["switch_pairs"][0]["mlag"]
-    fabric["switch_pairs"][0]["mpos"] = []
-    with pytest.raises(StructuredConfigError, match=r"^vlans\[0\]\.gateway\.mode: magp needs"):
-        intended(fabric, "sw-a")
+def test_a_vlan_carrying_unmanaged_lines_is_not_pruned_and_is_named():
+    _, text = intended(example_fabric(), "sw-a")
+    running = text + "vlan 77\ninterface vlan 77\ninterface vlan 77 ip ospf area 0.0.0.0\n"
+    plan = _plan(example_fabric(), running)
+    assert not any("77" in line for line in plan.lines)
+    assert plan.warnings == [
+        "vlan/interface vlan 77 is not pruned: it carries lines cxfab does not manage: "
+        "interface vlan 77 ip ospf area 0.0.0.0"
+    ]
 
 
-def test_allowed_vlan_that_is_not_defined_is_refused():
-    fabric = example_fabric()
-    fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 30]
-    with pytest.raises(StructuredConfigError, match=r"switch_pairs\[0\]\.mpos\[0\]\.allowed_vlans"):
-        intended(fabric, "sw-a")
+def test_a_revert_plan_restores_the_snapshot_with_teardown_order():
+    _, text = intended(example_fabric(), "sw-a")
+    plan = make_plan(parse_running_config(""), parse_running_config(text), Scope.all(), True)
+    # A revert to a blank snapshot also switches off what a deploy never removes.
+    assert plan.lines[-4:] == [
+        "no protocol mlag",
+        "no dcb priority-flow-control enable force",
+        "no ip routing",
+        "no lacp",
+    ]
+    assert plan.lines.index("mlag shutdown") < plan.lines.index("no protocol mlag")
+    deploy = make_plan(parse_running_config(""), parse_running_config(text), Scope.all())
+    assert "no lacp" not in deploy.lines and "no ip routing" not in deploy.lines

@@ -7,8 +7,11 @@ needs the partner too (MLAG Up, IPL Up, MPOs Active-full, MAGP Master, one
 VRRP master per VRID). A switch whose partner is still blank can pass only
 the local checks.
 
-The text parsers accept the column layouts of 3.6 to 3.10 and ignore lines
-they do not know (asynchronous messages may interleave with the output).
+The text parsers accept the layouts of 3.6 to 3.10 (tests/fixtures/onyx/corpus/)
+and fail closed: an output they cannot read raises ReadError naming the command
+and its first lines, and the checks built on it fail with that message. A
+check never compares two missing values. Asynchronous messages and `%` errors
+are handled by the session (session.clean_output / first_error) on every line.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ _PORT_FLAG = re.compile(r"Eth(\d+/\d+(?:/\d+)?)\((\w)\)")
 _RECORD = re.compile(r"^\s*(MAGP|VRRP)\b(.*):\s*$")
 
 
+class ReadError(ValueError):
+    """An output a parser could not read: names the command and shows its first lines."""
+
+
 def _kv_lines(text: str) -> dict[str, str]:
     values = {}
     for line in (text or "").splitlines():
@@ -44,8 +51,32 @@ def _int(value, default=None):
         return default
 
 
+def _unreadable(command: str, text: str, what: str) -> ReadError:
+    lines = [line for line in (text or "").splitlines() if line.strip()][:3]
+    shown = " | ".join(lines) if lines else "(empty reply)"
+    return ReadError(f"could not read `{command}`: {what}; first lines: {shown[:200]}")
+
+
+def _required(kv: dict, keys, command: str, text: str) -> None:
+    missing = [key for key in keys if key not in kv]
+    if missing:
+        raise _unreadable(command, text, f"no {', '.join(missing)}")
+
+
+MLAG_FIELDS = (
+    "Admin status",
+    "Operational status",
+    "System-mac",
+    "Inactive",
+    "Active-partial",
+    "Active-full",
+)
+
+
 def parse_show_mlag(text: str) -> dict:
+    """`show mlag` (3.6 `Peers state Summary:` and 3.9+ `MLAG Members Summary:` layouts)."""
     kv = _kv_lines(text)
+    _required(kv, MLAG_FIELDS, "show mlag", text)
     raw_mac = kv.get("System-mac", "")
     try:
         system_mac = mac(raw_mac) if raw_mac else None
@@ -57,10 +88,10 @@ def parse_show_mlag(text: str) -> dict:
         "system_mac": system_mac,
         "system_mac_raw": raw_mac,
         "mismatched": "mismatch" in raw_mac.lower(),
-        "configured": _int(kv.get("Configured"), 0),
-        "inactive": _int(kv.get("Inactive"), 0),
-        "active_partial": _int(kv.get("Active-partial"), 0),
-        "active_full": _int(kv.get("Active-full"), 0),
+        "configured": _int(kv.get("Configured")),
+        "inactive": _int(kv.get("Inactive")),
+        "active_partial": _int(kv.get("Active-partial")),
+        "active_full": _int(kv.get("Active-full")),
         "ipls": [],
         "members": [],
     }
@@ -68,7 +99,7 @@ def parse_show_mlag(text: str) -> dict:
     for line in (text or "").splitlines():
         if line.startswith("MLAG IPLs Summary"):
             section = "ipl"
-        elif line.startswith("MLAG Members Summary"):
+        elif line.startswith(("MLAG Members Summary", "Peers state Summary")):
             section = "members"
         elif section == "ipl":
             row = _IPL_ROW.match(line)
@@ -93,11 +124,17 @@ def parse_show_mlag(text: str) -> dict:
                         "hostname": row.group(3).strip("<>"),
                     }
                 )
+    if None in (result["inactive"], result["active_partial"], result["active_full"]):
+        raise _unreadable("show mlag", text, "MLAG port counters are not numbers")
+    if section is None:
+        raise _unreadable("show mlag", text, "no IPL summary")
     return result
 
 
 def parse_show_mlag_vip(text: str) -> dict:
+    """`show mlag-vip` (`MLAG-VIP:` and the older `MLAG VIP` / `====` layouts, `x /24`)."""
     kv = _kv_lines(text)
+    _required(kv, ("MLAG group name", "MLAG VIP address", "Active nodes"), "show mlag-vip", text)
     nodes = []
     for line in (text or "").splitlines():
         row = _VIP_ROW.match(line)
@@ -105,22 +142,42 @@ def parse_show_mlag_vip(text: str) -> dict:
             nodes.append(
                 {"hostname": row.group(1), "state": row.group(2).lower(), "ip": row.group(3)}
             )
+    active = _int(kv.get("Active nodes"))
+    if active is None or len(nodes) != active:
+        raise _unreadable(
+            "show mlag-vip", text, f"{len(nodes)} node row(s) for Active nodes {kv['Active nodes']}"
+        )
     return {
         "group": kv.get("MLAG group name"),
         "vip": kv.get("MLAG VIP address", "").replace(" ", "") or None,
-        "active_nodes": _int(kv.get("Active nodes"), 0),
+        "active_nodes": active,
         "nodes": nodes,
     }
 
 
 def parse_mpo_summary(text: str) -> dict[int, dict]:
-    mpos = {}
+    """MPO rows; `ports` are the local members only (the peer's column is `peer_ports`)."""
+    mpos, peer_column = {}, None
     for line in (text or "").splitlines():
+        if peer_column is None and "Local" in line and "Peer" in line:
+            peer_column = line.index("Peer")
+            continue
         row = _MPO_ROW.match(line)
         if not row:
             continue
-        ports = _PORT_FLAG.findall(row.group(4))
-        mpos[int(row.group(1))] = {"flag": row.group(2), "type": row.group(3), "ports": ports}
+        if peer_column is None:
+            raise _unreadable(
+                "show interfaces mlag-port-channel summary", text, "no Local/Peer column header"
+            )
+        local, peer = line[:peer_column], line[peer_column:]
+        mpos[int(row.group(1))] = {
+            "flag": row.group(2),
+            "type": row.group(3),
+            "ports": _PORT_FLAG.findall(local),
+            "peer_ports": _PORT_FLAG.findall(peer),
+        }
+    if peer_column is None:
+        raise _unreadable("show interfaces mlag-port-channel summary", text, "no summary table")
     return mpos
 
 
@@ -141,10 +198,12 @@ def _records(text: str, kind: str) -> list[tuple[str, dict]]:
 
 def parse_show_magp(text: str) -> dict[int, dict]:
     result = {}
+    if not (text or "").strip():
+        raise _unreadable("show magp", text, "empty reply")
     for name, fields in _records(text, "MAGP"):
         instance = _int(name)
-        if instance is None:
-            continue
+        if instance is None or not {"Interface vlan", "State", "Admin state"} <= set(fields):
+            raise _unreadable("show magp", text, f"MAGP record {name!r} is incomplete")
         result[instance] = {
             "vlan": _int(fields.get("Interface vlan")),
             "admin": fields.get("Admin state"),
@@ -159,8 +218,8 @@ def parse_show_vrrp(text: str) -> dict[tuple[int, int], dict]:
     result = {}
     for _name, fields in _records(text, "VRRP"):
         vlan, vrid = _int(fields.get("Interface vlan")), _int(fields.get("VRID"))
-        if vlan is None or vrid is None:
-            continue
+        if vlan is None or vrid is None or "State" not in fields:
+            raise _unreadable("show vrrp", text, f"VRRP record {_name!r} is incomplete")
         result[(vlan, vrid)] = {
             "state": fields.get("State"),
             "virtual_ip": fields.get("Virtual IP"),
@@ -172,6 +231,8 @@ def parse_show_vrrp(text: str) -> dict[tuple[int, int], dict]:
 def parse_configuration_files(text: str) -> dict:
     kv = _kv_lines(text)
     unsaved = kv.get("Unsaved changes")
+    if unsaved is None or unsaved.lower() not in ("yes", "no"):
+        raise _unreadable("show configuration files", text, "no 'Unsaved changes: yes|no'")
     return {
         "active": kv.get("Active configuration"),
         "unsaved": None if unsaved is None else unsaved.lower() == "yes",
@@ -203,6 +264,22 @@ SHOW_COMMANDS = {
 }
 
 
+def _parse_vrrp_text(text: str):
+    if not (text or "").strip():
+        raise _unreadable("show vrrp", text, "empty reply")
+    return parse_show_vrrp(text)
+
+
+PARSERS = {
+    "files": parse_configuration_files,
+    "mlag": parse_show_mlag,
+    "mlag_vip": parse_show_mlag_vip,
+    "mpo": parse_mpo_summary,
+    "magp": parse_show_magp,
+    "vrrp": _parse_vrrp_text,
+}
+
+
 def needed_shows(structured: dict) -> list[str]:
     names = ["files"]
     if structured.get("mlag"):
@@ -215,11 +292,24 @@ def needed_shows(structured: dict) -> list[str]:
 
 
 def switch_checks(
-    structured: dict, outputs: dict[str, str | None], errors: dict[str, str]
+    structured: dict,
+    outputs: dict[str, str | None],
+    errors: dict[str, str],
+    release: str | None = None,
 ) -> list[dict]:
     """Checks of one switch from its show outputs (None = the command failed)."""
     name = structured["switch"]
     checks: list[dict] = []
+    outputs, errors = dict(outputs), dict(errors)
+    for key, parse in PARSERS.items():
+        if outputs.get(key) is None:
+            continue
+        try:
+            parse(outputs[key])
+        except ReadError as exc:
+            # A check never passes on a value it did not read.
+            outputs[key] = None
+            errors[key] = f"{exc} (release {release or 'unknown'})"
 
     def unavailable(key):
         return f"`{SHOW_COMMANDS[key]}` failed: {errors.get(key, 'no output')}"
@@ -373,6 +463,17 @@ def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
                 unavailable("mlag_vip"),
             )
         )
+        checks.append(
+            _check(
+                "mlag_vip.address",
+                name,
+                "mlag",
+                "local",
+                False,
+                f"{intent['domain']} {intent['vip']}",
+                unavailable("mlag_vip"),
+            )
+        )
     else:
         vip = parse_show_mlag_vip(vip_text)
         states = sorted(node["state"] for node in vip["nodes"])
@@ -513,7 +614,10 @@ def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]
         macs = {}
         for switch in names:
             text = outputs.get(switch, {}).get("mlag")
-            macs[switch] = parse_show_mlag(text)["system_mac_raw"] if text else "unreadable"
+            try:
+                macs[switch] = parse_show_mlag(text)["system_mac_raw"] or "unreadable"
+            except ReadError:
+                macs[switch] = "unreadable"
         values = set(macs.values())
         ok = (
             len(values) == 1
@@ -536,7 +640,10 @@ def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]
         states = {}
         for switch in names:
             text = outputs.get(switch, {}).get("vrrp")
-            inst = parse_show_vrrp(text).get(key) if text else None
+            try:
+                inst = _parse_vrrp_text(text).get(key)
+            except ReadError:
+                inst = None
             states[switch] = inst["state"] if inst else "missing"
         masters = [s for s, state in states.items() if state == "Master"]
         checks.append(

@@ -108,7 +108,7 @@ _VLAN_INTERFACE = [
         re.compile(r"^magp (\d+) ip virtual-router mac-address (\S+)$"),
         lambda i, m: [(("magp_vmac", i, int(m.group(1))), mac(m.group(2)))],
     ),
-    # VRRP: keep in step with roles/switch_gateway/templates/vrrp.j2.
+    # VRRP: keep in step with roles/switch_fabric/templates/vrrp.j2.
     (re.compile(r"^vrrp (\d+)$"), lambda i, m: [(("vrrp", i, int(m.group(1))), True)]),
     (
         re.compile(r"^vrrp (\d+) address (\S+)$"),

@@ -11,11 +11,17 @@
 - Scope: a current statement the intent does not have is removed only when
   its owner object is managed (Scope.manages); protocols MLAG/MAGP/VRRP are
   switched off only when no statement of theirs is left.
+- Unmanaged lines protect their object: a VLAN, SVI or MPO that still carries
+  a line cxfab does not parse (OSPF, an ACL, anything unknown) is not removed
+  or stripped; the plan names it in `warnings` and goes on.
+- The same planner computes a revert (restore=True): the snapshot is the
+  intent, every object is in scope, and lacp/ip routing/global PFC may go.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from .addressing import natural_key
 from .parser import ParsedConfig
@@ -47,6 +53,7 @@ class Scope:
     """
 
     prune: bool = True
+    everything: bool = False
     vlans: frozenset = frozenset()
     mlag_port_channels: frozenset = frozenset()
     port_channels: frozenset = frozenset()
@@ -63,9 +70,14 @@ class Scope:
             mlag=bool(scope.get("mlag", False)),
         )
 
+    @classmethod
+    def all(cls) -> Scope:
+        """Every object cxfab can parse (a revert to a snapshot)."""
+        return cls(everything=True)
+
     def manages(self, owner_key: tuple, current: ParsedConfig) -> bool:
         kind = owner_key[0]
-        if kind == "protocol":
+        if kind == "protocol" or self.everything:
             return True
         if kind == "vlan":
             return self.prune or owner_key[1] in self.vlans
@@ -86,6 +98,7 @@ class Plan:
     removals: list[Statement] = field(default_factory=list)
     additions: list[Statement] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     before: str = ""
     after: str = ""
 
@@ -103,8 +116,29 @@ def _dedupe(lines):
     return out
 
 
-def make_plan(intended: ParsedConfig, current: ParsedConfig, scope: Scope) -> Plan:
+_UNMANAGED_OWNER = re.compile(r"^(?:no )?(?:interface (vlan|mlag-port-channel) (\d+)|vlan (\d+)) ")
+
+
+def unmanaged_owners(current: ParsedConfig) -> dict[tuple, list[str]]:
+    """(vlan, N) / (mpo, N) -> the unknown lines that belong to that object."""
+    owners: dict[tuple, list[str]] = {}
+    for line in current.unknown:
+        match = _UNMANAGED_OWNER.match(line)
+        if not match:
+            continue
+        if match.group(1) == "mlag-port-channel":
+            key = ("mpo", int(match.group(2)))
+        else:
+            key = ("vlan", int(match.group(2) or match.group(3)))
+        owners.setdefault(key, []).append(line)
+    return owners
+
+
+def make_plan(
+    intended: ParsedConfig, current: ParsedConfig, scope: Scope, restore: bool = False
+) -> Plan:
     plan = Plan()
+    protected = {} if restore else unmanaged_owners(current)
     replaced: set[tuple] = set()
     for key, statement in intended.statements.items():
         present = current.statements.get(key)
@@ -124,11 +158,22 @@ def make_plan(intended: ParsedConfig, current: ParsedConfig, scope: Scope) -> Pl
         if key[0] == "mpo_allowed" and key[1] in remoded and statement not in plan.additions:
             plan.additions.append(statement)
 
+    held = set()
     for key, present in current.statements.items():
         if key in intended.statements:
             continue
-        if scope.manages(owner(present), current):
-            plan.removals.append(present)
+        if not scope.manages(owner(present), current):
+            continue
+        if owner(present) in protected:
+            held.add(owner(present))
+            continue
+        plan.removals.append(present)
+    for key in sorted(held, key=lambda k: natural_key(" ".join(map(str, k)))):
+        label = "interface mlag-port-channel" if key[0] == "mpo" else "vlan/interface vlan"
+        plan.warnings.append(
+            f"{label} {key[1]} is not pruned: it carries lines cxfab does not manage: "
+            + "; ".join(protected[key][:3])
+        )
 
     gone = {st.key for st in plan.removals if st.key not in replaced}
     kept_kinds = {
@@ -148,7 +193,7 @@ def make_plan(intended: ParsedConfig, current: ParsedConfig, scope: Scope) -> Pl
     removals.sort(key=lambda st: (removal_rank(st), natural_key(" ".join(map(str, st.key)))))
     plan.removals = removals
 
-    context = Context(current=current.statements)
+    context = Context(current=current.statements, restore=restore)
     removal_lines = [removal_line(st, context) for st in removals]
     plan.lines = _dedupe(removal_lines + [st.line for st in plan.additions])
 
@@ -169,3 +214,38 @@ def make_plan(intended: ParsedConfig, current: ParsedConfig, scope: Scope) -> Pl
     after = sorted(after, key=natural_key)
     plan.after = "\n".join(after) + ("\n" if after else "")
     return plan
+
+
+# ------------------------------------------------------------------ sections
+SECTIONS = ("mlag", "vlans", "gateway")
+_GATEWAY_KINDS = frozenset(
+    {"magp", "magp_vip", "magp_vmac", "vrrp", "vrrp_address", "vrrp_priority"}
+    | {"vrrp_no_preempt", "vrrp_interval"}
+)
+_VLAN_KINDS = frozenset(
+    {"vlan", "vlan_name", "svi", "svi_ip", "svi_mtu", "mpo_mode", "mpo_access_vlan"}
+    | {"mpo_allowed"}
+)
+
+
+def section_of(statement: Statement, ipl_vlans: frozenset) -> str:
+    """mlag | vlans | gateway: the template group (and tag) a statement belongs to."""
+    kind = statement.kind
+    if kind in _GATEWAY_KINDS or statement.key in (("protocol", "magp"), ("protocol", "vrrp")):
+        return "gateway"
+    if kind in _VLAN_KINDS:
+        vlan_statement = kind in ("vlan", "vlan_name", "svi", "svi_ip", "svi_mtu")
+        return "mlag" if vlan_statement and statement.key[1] in ipl_vlans else "vlans"
+    return "mlag"
+
+
+def only_sections(parsed: ParsedConfig, sections, ipl_vlans) -> ParsedConfig:
+    """`parsed` with the statements of the given sections only (all sections: unchanged)."""
+    if set(sections) >= set(SECTIONS):
+        return parsed
+    kept = {
+        key: st
+        for key, st in parsed.statements.items()
+        if section_of(st, frozenset(ipl_vlans)) in sections
+    }
+    return replace(parsed, statements=kept)

@@ -1,11 +1,16 @@
 """The SSH CLI session to one Onyx switch (netmiko `mellanox_mlnxos`).
 
-The only code that talks to a switch. Hardening for what breaks prompt
-detection on Onyx (netmiko issues #394, #400, #2483):
+The only code that talks to a switch. One session per switch per run: the
+deploy engine opens it once and reads, sends, checks and saves through it.
+
+Hardening for what breaks reads on Onyx (netmiko issues #394, #400, #2483):
   - the prompt changes from `sw [standalone: master] #` to `sw [<domain>: master] #`
     once `mlag-vip` is applied, so prompts are matched on the hostname alone;
-  - asynchronous cluster messages may interleave with output: parsers ignore
-    lines they do not know, and config output is scanned for `%` errors only.
+  - asynchronous cluster messages (ASYNC_MESSAGE) may land anywhere in an
+    output: they are removed and kept in `async_messages`;
+  - a `%` error is looked for on every line of an output, not only the first.
+Host keys: with `known_hosts` given, the switch's key must be in that file
+(an operator-owned file) and match; an unknown or changed key stops the session.
 The password never leaves this object: errors carry the host and the cause.
 """
 
@@ -14,16 +19,56 @@ from __future__ import annotations
 import contextlib
 import re
 
-ERROR_LINE = re.compile(r"^\s*%\s*(.+)$", re.MULTILINE)
+ERROR_LINE = re.compile(r"^\s*(%.*)$", re.MULTILINE)
+# Unsolicited messages Onyx prints between or inside command outputs.
+ASYNC_MESSAGE = re.compile(
+    r"^\s*(?:other state: \S+|Active HA nodes: \d+|(?:Broadcast|System) message from .*)\s*$",
+    re.IGNORECASE,
+)
 
 
 class SessionError(RuntimeError):
     """A switch could not be reached or refused a command."""
 
 
+class HostKeyError(SessionError):
+    """The switch's SSH host key is unknown or changed."""
+
+
+class RejectedLine(SessionError):
+    """The switch refused a config line; `index` is its 0-based position in the batch."""
+
+    def __init__(self, where: str, index: int, line: str, message: str):
+        super().__init__(f"{where}: the switch refused line {index + 1} {line!r}: {message}")
+        self.index, self.line, self.message = index, line, message
+
+
+def clean_output(text: str) -> tuple[str, list[str]]:
+    """(output without async messages, the async messages found)."""
+    kept, found = [], []
+    for line in (text or "").splitlines():
+        (found if ASYNC_MESSAGE.match(line) else kept).append(line)
+    return "\n".join(kept), found
+
+
+def first_error(text: str) -> str | None:
+    """The first `%` error line anywhere in an output."""
+    match = ERROR_LINE.search(text or "")
+    return match.group(1).strip() if match else None
+
+
 class OnyxSession:
-    def __init__(self, host: str, port: int, username: str, password: str, timeout: int = 30):
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        username: str,
+        password: str,
+        known_hosts: str | None = None,
+        timeout: int = 30,
+    ):
         self.host, self.port = host, int(port)
+        self.known_hosts = known_hosts
         self._params = {
             "device_type": "mellanox_mlnxos",
             "host": host,
@@ -33,8 +78,15 @@ class OnyxSession:
             "timeout": timeout,
             "conn_timeout": timeout,
             "fast_cli": True,
+            # Fixed waits of netmiko scale with this; the CLI answers in milliseconds.
+            "global_delay_factor": 0.2,
+            "system_host_keys": False,
+            "ssh_strict": bool(known_hosts),
+            "alt_host_keys": bool(known_hosts),
+            "alt_key_file": known_hosts or "",
         }
         self.conn = None
+        self.async_messages: list[str] = []
 
     @property
     def where(self) -> str:
@@ -59,9 +111,19 @@ class OnyxSession:
             # `sw-a [standalone: master] #` -> `sw-a`: stays valid after mlag-vip.
             self.conn.base_prompt = prompt.split()[0].rstrip("#>")
         except Exception as exc:
-            raise SessionError(
-                f"{self.where}: cannot open the CLI session: {_cause(exc)}"
-            ) from None
+            # netmiko wraps paramiko's host key errors into its own exceptions.
+            text = str(exc)
+            if "does not match" in text and "Host key" in text:
+                raise HostKeyError(
+                    f"{self.where}: the SSH host key CHANGED (known hosts: {self.known_hosts}); "
+                    "stopping. Check the switch, then update the known-hosts file"
+                ) from None
+            if "not found in known_hosts" in text:
+                raise HostKeyError(
+                    f"{self.where}: the SSH host key is not in {self.known_hosts}; stopping"
+                ) from None
+            cause = _cause(exc)
+            raise SessionError(f"{self.where}: cannot open the CLI session: {cause}") from None
 
     def close(self) -> None:
         if self.conn is not None:
@@ -69,17 +131,21 @@ class OnyxSession:
                 self.conn.disconnect()
             self.conn = None
 
+    @property
+    def _prompt(self) -> str:
+        return rf"{re.escape(self.conn.base_prompt)} \[[^\]]*\] (?:\([^)]*\) )?#"
+
     def show(self, command: str) -> str:
-        """Output of a show command; raises on a `%` error."""
+        """Output of a show command, async messages removed; raises on a `%` error anywhere."""
         try:
-            output = self.conn.send_command(
-                command, expect_string=rf"{re.escape(self.conn.base_prompt)}.*#", read_timeout=60
-            )
+            raw = self.conn.send_command(command, expect_string=self._prompt, read_timeout=60)
         except Exception as exc:
             raise SessionError(f"{self.where}: {command!r} failed: {_cause(exc)}") from None
-        first = output.strip().splitlines()[0] if output.strip() else ""
-        if first.startswith("%"):
-            raise SessionError(f"{self.where}: {command!r}: {first}")
+        output, found = clean_output(raw)
+        self.async_messages += found
+        error = first_error(output)
+        if error:
+            raise SessionError(f"{self.where}: {command!r}: {error}")
         return output
 
     def try_show(self, command: str) -> tuple[str | None, str | None]:
@@ -89,30 +155,47 @@ class OnyxSession:
         except SessionError as exc:
             return None, str(exc)
 
-    def configure(self, lines: list[str]) -> str:
-        """Send config lines; stop at the first line the switch refuses."""
+    def configure(self, lines: list[str]) -> int:
+        """Send config lines one by one; stop at the first refused line (RejectedLine).
+
+        Returns the number of lines sent.
+        """
         try:
-            output = self.conn.send_config_set(
-                lines, cmd_verify=True, read_timeout=60, error_pattern=r"^\s*%"
-            )
+            self.conn.config_mode()
         except Exception as exc:
-            raise SessionError(f"{self.where}: sending the config failed: {_cause(exc)}") from None
-        error = ERROR_LINE.search(output)
-        if error:
-            raise SessionError(f"{self.where}: the switch refused the config: % {error.group(1)}")
-        return output
+            raise SessionError(f"{self.where}: cannot enter config mode: {_cause(exc)}") from None
+        try:
+            for index, line in enumerate(lines):
+                try:
+                    raw = self.conn.send_command(
+                        line, expect_string=self._prompt, read_timeout=60, cmd_verify=True
+                    )
+                except Exception as exc:
+                    raise SessionError(
+                        f"{self.where}: sending {line!r} failed: {_cause(exc)}"
+                    ) from None
+                output, found = clean_output(raw)
+                self.async_messages += found
+                error = first_error(output)
+                if error:
+                    raise RejectedLine(self.where, index, line, error)
+            return len(lines)
+        finally:
+            with contextlib.suppress(Exception):
+                self.conn.exit_config_mode()
 
     def save(self) -> None:
         try:
             output = self.conn.save_config()
         except Exception as exc:
             raise SessionError(f"{self.where}: configuration write failed: {_cause(exc)}") from None
-        error = ERROR_LINE.search(output)
+        error = first_error(clean_output(output)[0])
         if error:
-            raise SessionError(f"{self.where}: configuration write: % {error.group(1)}")
+            raise SessionError(f"{self.where}: configuration write: {error}")
 
 
 def _cause(exc: Exception) -> str:
     """First line of an exception, without anything that could echo credentials."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
     return f"{type(exc).__name__}: {text}"[:300]

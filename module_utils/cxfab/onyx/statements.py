@@ -21,7 +21,7 @@ MPOs (shutdown, attributes, members, port-channel) -> `no mlag-vip` ->
 system MAC -> IPL peer-address -> SVIs -> PFC -> `no ipl` -> IPL members ->
 IPL port-channel -> VLANs -> `no protocol vrrp|magp|mlag`.
 
-The VRRP lines are added exactly as roles/switch_gateway/templates/vrrp.j2
+The VRRP lines are added exactly as roles/switch_fabric/templates/vrrp.j2
 renders them; the patterns below read them back and
 tests/unit/test_onyx_render.py fails if the two disagree.
 """
@@ -60,16 +60,26 @@ class Context:
     """What removal lines may need to know about the current config."""
 
     current: dict = field(default_factory=dict)
+    # A revert to a snapshot: protocols cxfab otherwise never switches off
+    # (lacp, ip routing, global PFC) are switched off when the snapshot lacks them.
+    restore: bool = False
 
     def mpo_mode(self, mpo: int) -> str:
         statement = self.current.get(("mpo_mode", mpo))
         return statement.value if statement else "hybrid"
 
 
-def _protocol_remove(st: Statement, _ctx: Context) -> str | None:
+_KEPT_PROTOCOL_REMOVAL = {
+    "lacp": "no lacp",
+    "ip routing": "no ip routing",
+    "dcb pfc": "no dcb priority-flow-control enable force",
+}
+
+
+def _protocol_remove(st: Statement, ctx: Context) -> str | None:
     name = st.key[1]
     if name in KEPT_PROTOCOLS:
-        return None
+        return _KEPT_PROTOCOL_REMOVAL[name] if ctx.restore else None
     return f"no protocol {name}"
 
 

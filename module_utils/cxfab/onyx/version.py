@@ -12,7 +12,8 @@ import re
 # "header" key to a list of {"<name>": [ {...} ]} items.
 JSON_NAMED_LIST_SINCE = "3.6.6000"
 
-_RELEASE = re.compile(r"(\d+(?:\.\d+)+)")
+# A release has three numbers (3.6.8010, 3.10.2102); an uptime `0d 1h` never matches.
+_RELEASE = re.compile(r"(?<![\d.])(\d+\.\d+\.\d+)(?![\d.])")
 _PRODUCT_RELEASE = re.compile(r"^\s*Product release\s*:\s*(\S+)", re.MULTILINE)
 
 
@@ -42,8 +43,21 @@ def at_least(release: str, minimum: str) -> bool:
 
 
 def release_from_show_version(output: str) -> str:
-    """The `Product release:` value of `show version`."""
-    match = _PRODUCT_RELEASE.search(output or "")
+    """The release in `show version`: the `Product release:` line, or in `| json-print`
+    output (which may have no such key) the `Product release` / `Version summary` value."""
+    text = (output or "").strip()
+    if text.startswith("{"):
+        import json
+
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise VersionError(f"`show version | json-print` is not JSON: {exc}") from None
+        for key in ("Product release", "Version summary"):
+            if isinstance(data, dict) and key in data:
+                return ".".join(map(str, parse_version(str(data[key]))))
+        raise VersionError("`show version | json-print` has no release field")
+    match = _PRODUCT_RELEASE.search(text)
     if not match:
         raise VersionError("`show version` has no 'Product release:' line")
     parse_version(match.group(1))

@@ -102,6 +102,8 @@ class Session:
         return ""
 
     def _config(self, line: str) -> str:
+        if " ".join(line.split()) in self.switch.rejected_lines:
+            raise CliError(f"% Command refused by the switch (lab fault): {line}")
         negate = line.startswith("no ")
         body = line[3:] if negate else line
         attempts = []

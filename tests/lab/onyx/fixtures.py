@@ -55,8 +55,17 @@ class OnyxPair:
         return list(self.endpoints)
 
     def ctl(self, name: str, *request: str) -> str:
-        """kill | revive | cut-ipl | heal-ipl | set-system-mac MAC | status"""
+        """kill | revive | rekey | cut-ipl | heal-ipl | set-system-mac MAC | status | logins |
+        reject-line LINE | accept-lines"""
         return pair_cli.ctl(self.run_dir, name, list(request))
+
+    def write_known_hosts(self, path: Path) -> Path:
+        pair_cli.write_known_hosts(self.run_dir, path)
+        return path
+
+    def logins(self, name: str) -> int:
+        """SSH logins the switch accepted since it started."""
+        return int(self.ctl(name, "logins"))
 
     def stop(self) -> None:
         pair_cli.stop(self.run_dir)

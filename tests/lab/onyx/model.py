@@ -91,6 +91,7 @@ class Vrrp:
     priority: int = 100
     preempt: bool = True  # RFC 5798 default
     shutdown: bool = False
+    advertisement_interval: int = 1
 
 
 @dataclass
@@ -604,6 +605,8 @@ class SwitchConfig:
             inst.priority = 100 if negate else _int(_arg(sub, 1), 1, 254)
         elif word == "preempt":
             inst.preempt = not negate
+        elif word == "advertisement-interval":
+            inst.advertisement_interval = 1 if negate else _int(_arg(sub, 1), 1, 255)
         elif word == "shutdown":
             inst.shutdown = not negate
         else:

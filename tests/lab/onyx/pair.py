@@ -2,15 +2,22 @@
 
   python -m tests.lab.onyx.pair start  --run-dir DIR [--ports 2201,2202]
         [--from-config a.cfg,b.cfg] [--async-messages] [--version 3.10.2002]
+        [--known-hosts FILE]
   python -m tests.lab.onyx.pair status --run-dir DIR
   python -m tests.lab.onyx.pair stop   --run-dir DIR
   python -m tests.lab.onyx.pair ctl    --run-dir DIR <switch> kill|revive|cut-ipl|heal-ipl|
-                                       set-system-mac <mac>|status
+                                       set-system-mac <mac>|status|logins|rekey|
+                                       reject-line <config line>|accept-lines
+  python -m tests.lab.onyx.pair known-hosts --run-dir DIR --known-hosts FILE
 
 Switch N listens for SSH on its port P (user admin, password admin), for the
 IPL keepalive (UDP) on P+100 and for control requests (TCP) on P+200, all on
 127.0.0.1. DIR holds pair.json, <switch>.pid, <switch>.log, the host keys and
 <switch>.saved.cfg (written by `configuration write`, loaded at boot).
+--known-hosts FILE writes both switches' SSH host keys into FILE (entries
+`[127.0.0.1]:P ssh-rsa ...`, replacing older ones for the same ports), the
+file an operator would own; `ctl <switch> rekey` restarts that switch with a
+new host key (a changed key, as after a swap or an attack).
 """
 
 from __future__ import annotations
@@ -218,6 +225,28 @@ def status(run_dir: Path) -> list[dict]:
     return rows
 
 
+def write_known_hosts(run_dir: Path, path: Path) -> None:
+    """Put both switches' host keys into the known-hosts file `path` (0600)."""
+    import paramiko
+
+    layout = _layout(run_dir)
+    entries = {}
+    for sw in layout["switches"]:
+        key = paramiko.RSAKey(filename=str(run_dir / f"{sw['name']}.host_key"))
+        entries[f"[127.0.0.1]:{sw['port']}"] = f"{key.get_name()} {key.get_base64()}"
+    kept = []
+    if path.exists():
+        kept = [
+            line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.split(" ", 1)[0] not in entries
+        ]
+    lines = kept + [f"{host} {key}" for host, key in entries.items()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.chmod(0o600)
+
+
 def ctl(run_dir: Path, name: str, request: list[str]) -> str:
     layout = _layout(run_dir)
     names = [s["name"] for s in layout["switches"]]
@@ -226,6 +255,12 @@ def ctl(run_dir: Path, name: str, request: list[str]) -> str:
     index = names.index(name)
     if request == ["kill"]:
         _terminate(run_dir, name, signal.SIGKILL)
+        return "ok"
+    if request == ["rekey"]:
+        _terminate(run_dir, name, signal.SIGKILL)
+        (run_dir / f"{name}.host_key").unlink(missing_ok=True)
+        _spawn(run_dir, layout, index)
+        _wait_ready(run_dir, layout, [name])
         return "ok"
     if request == ["revive"]:
         if _pid(run_dir, name):
@@ -253,9 +288,17 @@ def main(argv: list[str] | None = None) -> int:
     p_start.add_argument("--version", default="3.10.2002", choices=RELEASES)
     p_start.add_argument("--async-messages", action="store_true")
     p_start.add_argument("--from-config", help="two saved running-configs: a.cfg,b.cfg")
+    p_start.add_argument("--known-hosts", type=Path, help="write the host keys into this file")
+    p_keys = sub.add_parser("known-hosts", help="write both host keys into a known-hosts file")
+    p_keys.add_argument("--run-dir", required=True, type=Path)
+    p_keys.add_argument("--known-hosts", required=True, type=Path)
     for action in ("stop", "status"):
         sub.add_parser(action).add_argument("--run-dir", required=True, type=Path)
-    p_ctl = sub.add_parser("ctl", help="kill|revive|cut-ipl|heal-ipl|set-system-mac MAC|status")
+    p_ctl = sub.add_parser(
+        "ctl",
+        help="kill|revive|rekey|cut-ipl|heal-ipl|set-system-mac MAC|status|logins|"
+        "reject-line LINE|accept-lines",
+    )
     p_ctl.add_argument("--run-dir", required=True, type=Path)
     p_ctl.add_argument("switch")
     p_ctl.add_argument("request", nargs="+")
@@ -265,8 +308,12 @@ def main(argv: list[str] | None = None) -> int:
             ports = [int(p) for p in args.ports.split(",") if p.strip()]
             configs = [Path(p) for p in args.from_config.split(",")] if args.from_config else None
             layout = start(args.run_dir, ports, args.version, args.async_messages, configs)
+            if args.known_hosts:
+                write_known_hosts(args.run_dir, args.known_hosts)
             for sw in layout["switches"]:
                 print(f"{sw['name']} 127.0.0.1:{sw['port']}")
+        elif args.action == "known-hosts":
+            write_known_hosts(args.run_dir, args.known_hosts)
         elif args.action == "stop":
             stop(args.run_dir)
         elif args.action == "status":

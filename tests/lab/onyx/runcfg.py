@@ -244,6 +244,8 @@ def _vrrp(cfg: SwitchConfig) -> list[str]:
                 out.append(f"{base} address {inst.address}")
             if inst.priority != 100:
                 out.append(f"{base} priority {inst.priority}")
+            if inst.advertisement_interval != 1:
+                out.append(f"{base} advertisement-interval {inst.advertisement_interval}")
             if not inst.preempt:
                 out.append(f"no {base} preempt")
             if inst.shutdown:

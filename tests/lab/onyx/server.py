@@ -5,7 +5,8 @@ Run by `pair.py`; by hand:
       --keepalive-port 2301 --peer-keepalive-port 2302 --ctl-port 2401 --run-dir DIR
 
 Control port (127.0.0.1, one line per connection, answer `ok` or JSON):
-  cut-ipl | heal-ipl | set-system-mac <mac> | status
+  cut-ipl | heal-ipl | set-system-mac <mac> | status | logins
+  reject-line <config line> | accept-lines
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ def banner(release: str) -> str:
 
 
 class _Auth(paramiko.ServerInterface):
-    def __init__(self, release: str):
+    def __init__(self, release: str, switch: Switch):
         self.release = release
+        self.switch = switch
         self.shell = threading.Event()
 
     def get_allowed_auths(self, username: str) -> str:
@@ -50,6 +52,8 @@ class _Auth(paramiko.ServerInterface):
 
     def check_auth_password(self, username: str, password: str) -> int:
         if username == USERNAME and password == PASSWORD:
+            with self.switch.lock:
+                self.switch.logins += 1
             return paramiko.AUTH_SUCCESSFUL
         return paramiko.AUTH_FAILED
 
@@ -192,7 +196,7 @@ class SwitchServer:
     def _connection(self, conn: socket.socket) -> None:
         transport = paramiko.Transport(conn)
         transport.add_server_key(self.host_key)
-        auth = _Auth(self.args.version)
+        auth = _Auth(self.args.version, self.switch)
         try:
             transport.start_server(server=auth)
             channel = transport.accept(30)
@@ -241,6 +245,12 @@ class SwitchServer:
                     switch.cfg.apply(f"mlag system-mac {request[1]}")
             except CliError as exc:
                 return f"error {exc}"
+        elif request[:1] == ["reject-line"] and len(request) > 1:
+            switch.rejected_lines.add(" ".join(request[1:]))
+        elif request == ["accept-lines"]:
+            switch.rejected_lines.clear()
+        elif request == ["logins"]:
+            return str(switch.logins)
         elif request == ["status"]:
             status = switch.status()
             return json.dumps(

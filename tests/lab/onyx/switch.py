@@ -57,6 +57,9 @@ class Switch:
         self.ipl_up_since: float | None = None
         self.ipl_toggles = 0
         self.events: list[str] = []
+        # Config lines refused on demand (control `reject-line`), to test reverts.
+        self.rejected_lines: set[str] = set()
+        self.logins = 0
 
     # ------------------------------------------------------------------ config database
     @property

@@ -1,0 +1,150 @@
+"""Transactions on the emulated pair: refused lines, dead partner, changed host key, sessions.
+
+One pair for the module: built once, then each test makes a change that must
+fail safely (or, with repair, go through) and leaves the pair as it found it.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tests.integration import onyx_inventory  # noqa: E402
+from tests.integration.test_switch_roles import run_playbook, show  # noqa: E402
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
+pytest.importorskip("netmiko")
+
+from cxfab.onyx.parser import parse_running_config  # noqa: E402
+
+A, B = "lab-sw-a", "lab-sw-b"
+# The lines sw-a gets for VLAN 30 (rendered order: VLANs, then SVIs).
+VLAN30_LINES = [
+    "vlan 30",
+    "vlan 30 name extra",
+    "interface vlan 30",
+    "interface vlan 30 ip address 12.0.30.252/24",
+    "interface vlan 30 mtu 9000",
+]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    base = tmp_path_factory.mktemp("transaction")
+    with fixtures.onyx_pair(base / "run") as pair:
+        ports = [pair[A].port, pair[B].port]
+        lab = {"pair": pair, "base": base, "fabric": onyx_inventory.fabric(ports)}
+        built = run_playbook(lab, lab["fabric"])
+        assert built["rc"] == 0, built["output"]
+        yield lab
+
+
+def with_vlan30(fabric: dict) -> dict:
+    changed = copy.deepcopy(fabric)
+    changed["cxfab_vlans"].append(
+        {
+            "id": 30,
+            "name": "extra",
+            "subnet": "12.0.30.0/24",
+            "mtu": 9000,
+            "gateway": {"mode": "none"},
+            "svi_addresses": {A: "12.0.30.252/24", B: "12.0.30.253/24"},
+        }
+    )
+    return changed
+
+
+def statements(lab, switch: str) -> tuple[dict, list]:
+    parsed = parse_running_config(show(lab, switch, "show running-config"))
+    return parsed.statements, sorted(parsed.unknown)
+
+
+def unsaved(lab, switch: str) -> str:
+    return show(lab, switch, "show configuration files").split("Unsaved changes :")[1].split()[0]
+
+
+def test_a_rerun_opens_one_session_per_switch(lab):
+    pair = lab["pair"]
+    before = {name: pair.logins(name) for name in (A, B)}
+    result = run_playbook(lab, lab["fabric"])
+    assert result["rc"] == 0, result["output"]
+    assert result["lines"] == {A: [], B: []}
+    assert {name: pair.logins(name) - before[name] for name in (A, B)} == {A: 1, B: 1}
+
+
+@pytest.mark.parametrize("position", [0, 2, len(VLAN30_LINES) - 1], ids=["first", "middle", "last"])
+def test_a_refused_line_reverts_the_peer_to_its_snapshot(lab, position):
+    pair = lab["pair"]
+    refused = VLAN30_LINES[position]
+    snapshot = {name: statements(lab, name) for name in (A, B)}
+    logins_b = pair.logins(B)
+    pair.ctl(A, "reject-line", *refused.split())
+    try:
+        result = run_playbook(lab, with_vlan30(lab["fabric"]))
+    finally:
+        pair.ctl(A, "accept-lines")
+    assert result["rc"] != 0
+    assert pair.logins(B) - logins_b == 1  # one session: read for the gate only
+    record = result["health"][A]
+    assert record["lines"] == VLAN30_LINES
+    assert refused in record["refused"] and "lab fault" in record["refused"]
+    revert = record["revert"]
+    assert revert["proof"]["equal"] is True, revert
+    # Everything before the refused line is taken back, in teardown order (the
+    # SVI's address goes with the SVI, the VLAN's name with the VLAN).
+    undo = {0: [], 2: ["no vlan 30"], 4: ["no interface vlan 30", "no vlan 30"]}
+    assert revert["lines"] == undo[position]
+    assert f"refused line {position + 1} {refused!r}" in record["error"]
+    assert "equals the snapshot statement for statement" in record["error"]
+    for name in (A, B):
+        assert statements(lab, name) == snapshot[name]
+        assert unsaved(lab, name) == "no"
+    assert B not in result["lines"], "the partner must not be touched"
+
+
+def test_a_dead_partner_blocks_the_change_and_repair_lets_it_through(lab):
+    pair = lab["pair"]
+    before = statements(lab, A)
+    pair.ctl(B, "kill")
+    try:
+        blocked = run_playbook(lab, with_vlan30(lab["fabric"]))
+        assert blocked["rc"] != 0
+        error = blocked["health"][A]["error"]
+        assert "change blocked before the first line" in error
+        assert "partner lab-sw-b is unreachable" in error
+        assert statements(lab, A) == before
+
+        repaired = run_playbook(lab, with_vlan30(lab["fabric"]), "-e", "cxfab_switch_repair=true")
+        assert repaired["lines"][A] == VLAN30_LINES
+        # Its own turn cannot happen: the run says so and fails.
+        assert "lab-sw-b is unreachable" in repaired["health"][B]["error"]
+        assert ("vlan", 30) in statements(lab, A)[0]
+        assert unsaved(lab, A) == "no"
+    finally:
+        pair.ctl(B, "revive")
+    back = run_playbook(lab, lab["fabric"])
+    assert back["rc"] == 0, back["output"]
+    assert ("vlan", 30) not in statements(lab, A)[0]
+
+
+def test_a_changed_host_key_stops_the_run(lab):
+    pair = lab["pair"]
+    known_hosts = pair.write_known_hosts(lab["base"] / "known_hosts")
+    checked = run_playbook(lab, lab["fabric"], "-e", f"cxfab_switch_known_hosts={known_hosts}")
+    assert checked["rc"] == 0, checked["output"]
+    pair.ctl(B, "rekey")
+    before = statements(lab, A)
+    stopped = run_playbook(
+        lab, with_vlan30(lab["fabric"]), "-e", f"cxfab_switch_known_hosts={known_hosts}"
+    )
+    assert stopped["rc"] != 0
+    assert "lab-sw-b" not in stopped["lines"] and stopped["lines"].get(A, []) == []
+    assert f":{pair[B].port}: the SSH host key CHANGED" in stopped["stdout"]
+    assert statements(lab, A) == before, "nothing is sent when a key changed"
