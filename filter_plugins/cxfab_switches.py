@@ -9,12 +9,11 @@ from cxfab.onyx import turns
 
 
 class FilterModule:
-    """Deploy turn, credentials, credential-free fabric and tag -> sections of a switch."""
+    """Deploy turn, credentials and tag -> sections of a switch."""
 
     def filters(self):
         return {
             "cxfab_switch_turn": turns.turn,
             "cxfab_switch_credentials": turns.credentials,
-            "cxfab_switch_public_fabric": turns.without_credentials,
             "cxfab_switch_sections": turns.sections,
         }

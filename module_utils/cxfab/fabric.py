@@ -36,6 +36,9 @@ RUN_SETTINGS = (
     "cxfab_fabric",
     "cxfab_nic_local_cpus",
     "cxfab_structured",
+    "cxfab_switch_known_hosts",
+    "cxfab_switch_repair",
+    "cxfab_switch_snapshot_dir",
 )
 HOSTS_GROUP = "hosts"
 SWITCHES_GROUP = "switches"

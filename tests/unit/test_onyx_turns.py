@@ -19,12 +19,9 @@ def test_a_limited_play_changes_only_the_peers_in_it():
     assert turns.turn(example_fabric(), "sw-b", ["sw-b"])["switches"] == ["sw-b"]
 
 
-def test_credentials_come_from_the_switch_pair_and_the_public_fabric_has_none():
+def test_credentials_come_from_the_switch_pair():
     fabric = example_fabric()
     assert turns.credentials(fabric, "sw-a") == fabric["switch_pairs"][0]["credentials"]
-    public = turns.without_credentials(fabric)
-    assert all(pair["credentials"] == {} for pair in public["switch_pairs"])
-    assert fabric["switch_pairs"][0]["credentials"]  # the input is not changed
 
 
 def test_section_tags_select_sections_and_skip_tags_remove_them():

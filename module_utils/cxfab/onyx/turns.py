@@ -29,14 +29,6 @@ def credentials(fabric: dict, switch: str) -> dict:
     return pair["credentials"]
 
 
-def without_credentials(fabric: dict) -> dict:
-    """The switch part of the fabric with every pair's credentials emptied."""
-    return {
-        "switch_pairs": [{**pair, "credentials": {}} for pair in fabric["switch_pairs"]],
-        "vlans": fabric["vlans"],
-    }
-
-
 def sections(run_tags, skip_tags) -> list[str]:
     """Sections a run reconciles: all, or those whose tag was asked for (minus skipped)."""
     asked = [SECTION_TAGS[tag] for tag in SECTION_TAGS if tag in (run_tags or [])]

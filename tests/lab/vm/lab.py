@@ -47,6 +47,7 @@ from tests.lab.vm.topology import (
     SSH_DIR,
     SSH_KEY,
     SWITCHES,
+    SWITCHES_KNOWN_HOSTS_FILE,
     Guest,
 )
 
@@ -368,6 +369,8 @@ def write_inventory() -> None:
     ]
     HOSTS_FILE.write_text("\n".join(lines) + "\n")
     write_known_hosts()
+    # The switches' host keys, checked by the switch roles (cxfab_switch_known_hosts).
+    onyx("known-hosts", "--known-hosts", str(SWITCHES_KNOWN_HOSTS_FILE))
 
 
 def write_known_hosts() -> None:

@@ -19,6 +19,7 @@ INVENTORY_DIR = REPO_ROOT / "inventories" / "lab"
 HOSTS_FILE = INVENTORY_DIR / "hosts.yml"
 # The guests' host key for the lab inventory (group_vars/hosts/lab.yml points ssh here).
 KNOWN_HOSTS_FILE = INVENTORY_DIR / "files" / "known_hosts"
+SWITCHES_KNOWN_HOSTS_FILE = INVENTORY_DIR / "files" / "switches_known_hosts"
 CXEMU_BIN = REPO_ROOT / "tests" / "lab" / "cxemu" / "bin"
 ONYX_PAIR = REPO_ROOT / "tests" / "lab" / "onyx" / "pair.py"
 ONYX_RUN_DIR = RUN_DIR / "onyx"
