@@ -8,22 +8,29 @@ tests/integration checks both give identical files.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 ROLE = "switch_fabric"
 ASSEMBLER = "switch_fabric.cfg.j2"
 
 
-def render_config(roles_dir: str | Path, structured: dict) -> str:
-    """The whole intended config of one switch, sections in build order."""
+@cache
+def _assembler(templates: str):
+    """The compiled assembler of a templates directory: compiled once, not per switch."""
     import jinja2  # controller-only dependency, imported where it is used
 
-    templates = Path(roles_dir) / ROLE / "templates"
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates)),
+        loader=jinja2.FileSystemLoader(templates),
         trim_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
-    return env.get_template(ASSEMBLER).render(switch_fabric_structured=structured)
+    return env.get_template(ASSEMBLER)
+
+
+def render_config(roles_dir: str | Path, structured: dict) -> str:
+    """The whole intended config of one switch, sections in build order."""
+    templates = str(Path(roles_dir).resolve() / ROLE / "templates")
+    return _assembler(templates).render(switch_fabric_structured=structured)
