@@ -8,7 +8,7 @@ module: cxfab_bond_wait
 short_description: Wait until every member of the host's bond is up and in the aggregator
 description:
   - Read-only. Polls C(/proc/net/bonding/<bond>) until every intended member shows
-    C(MII Status: up) and, in 802.3ad, the C(Aggregator ID) of the bond's
+    C(MII Status) C(up) and, in 802.3ad, the C(Aggregator ID) of the bond's
     C(Active Aggregator Info); returns how long that took and each member's state.
   - Fails with the observed member states when the timeout passes first, and at
     once when the file cannot be read as a bonding status.
