@@ -74,6 +74,7 @@ from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.checks import pcie_gbps  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import irq as sysirq  # noqa: E402
+from ansible.module_utils.cxfab.hostnet.bondstate import parse_bonding_proc  # noqa: E402
 from ansible.module_utils.cxfab.hostnet.cpulist import format_cpulist, parse_cpulist  # noqa: E402
 
 IP_MTU_DISCOVER, IP_PMTUDISC_DO = 10, 2  # <linux/in.h>: never fragment, fail on EMSGSIZE
@@ -157,31 +158,6 @@ def parse_vlan_proc(text):
     for prio, up in re.findall(r"(\d+):(\d+)", egress.group(1) if egress else ""):
         mapping[int(prio)] = int(up)
     return {"vlan_id": int(vid.group(1)) if vid else None, "egress_qos_map": mapping}
-
-
-def parse_bonding_proc(text):
-    """/proc/net/bonding/<bond> -> mode, MII status, active aggregator, members."""
-    head, *slaves = re.split(r"^Slave Interface:\s*", text, flags=re.M)
-
-    def field(block, key):
-        found = re.search(rf"^{re.escape(key)}:\s*(.*)$", block, re.M)
-        return found.group(1).strip() if found else None
-
-    active = re.search(r"Active Aggregator Info:\s*\n\s*Aggregator ID:\s*(\d+)", head)
-    members = {}
-    for block in slaves:
-        name = block.splitlines()[0].strip()
-        members[name] = {
-            "mii_status": field(block, "MII Status"),
-            "speed": field(block, "Speed"),
-            "aggregator": _int(field(block, "Aggregator ID")),
-        }
-    return {
-        "mode": field(head, "Bonding Mode"),
-        "mii_status": field(head, "MII Status"),
-        "active_aggregator": int(active.group(1)) if active else None,
-        "members": members,
-    }
 
 
 def rdma_devices(root):

@@ -34,6 +34,7 @@ class FabricLab(Lab):
 
     def __init__(self, root, images: dict[str, tuple[str, str]]):
         super().__init__(root)
+        self.bonding = root / "bonding"
         shutil.rmtree(self.inventory)
         shutil.copytree(REPO / "inventories" / "example", self.inventory)
         (self.inventory / "files" / "firmware").mkdir(parents=True)
@@ -56,6 +57,8 @@ class FabricLab(Lab):
                         "nic_firmware_remote_dir": str(self.remote / host),
                         "nic_firmware_fwreset_path": str(self.fwreset),
                         "nic_link_type_fwreset_path": str(self.fwreset),
+                        "nic_activation_bond_proc_dir": str(self.bonding / host),
+                        "nic_activation_bond_wait": 3,
                     }
                 )
             )
@@ -76,6 +79,21 @@ class FabricLab(Lab):
         )
         return HostsRun(proc.returncode, proc.stdout + proc.stderr)
 
+    def bond_status(self, host: str, rejoined: bool) -> None:
+        """The host's /proc/net/bonding/bond0: the second member outside the aggregator
+        until `rejoined`."""
+        data = yaml.safe_load((self.inventory / "host_vars" / host / "cxfab.yml").read_text())
+        first, second = data["cxfab_host"]["bond"]["members"]
+        text = (
+            "Ethernet Channel Bonding Driver: v6.1.0\n\n"
+            "Bonding Mode: IEEE 802.3ad Dynamic link aggregation\nMII Status: up\n\n"
+            "802.3ad info\nActive Aggregator Info:\n\tAggregator ID: 1\n"
+        )
+        for name, aggregator in ((first, 1), (second, 1 if rejoined else 2)):
+            text += f"\nSlave Interface: {name}\nMII Status: up\nAggregator ID: {aggregator}\n"
+        (self.bonding / host).mkdir(parents=True, exist_ok=True)
+        (self.bonding / host / "bond0").write_text(text)
+
 
 class HostsRun(Run):
     def host(self, name: str) -> dict:
@@ -87,8 +105,11 @@ class HostsRun(Run):
 
 def test_serial_rollout_then_link_type_then_idempotent(tmp_path):
     lab = FabricLab(tmp_path, {host: (OEM_PSID,) for host in CARDS})
+    lab.bond_status("cardamine", rejoined=True)  # apricot's bond is not built yet
     firmware = lab.playbook("nic_firmware.yml")
     assert firmware.rc == 0, firmware.output
+    assert re.search(r"bond bond0 members back after \d+(\.\d+)? s", firmware.output)
+    assert "No bond wait: bond bond0 did not exist before the activation" in firmware.output
     # serial: 1 -> one batch per host, each ending with its own activation.
     assert firmware.output.count("PLAY [Roll NIC firmware out]") == 2
     assert sorted(lab.resets()) == sorted(f"-d {bdf} -y reset" for bdf in CARDS.values())
@@ -120,3 +141,19 @@ def test_first_host_refused_stops_the_rollout(tmp_path):
     for bdf in CARDS.values():
         assert lab.card(bdf)["firmware"]["flash"] == "12.23.1020"
     assert lab.resets() == []
+
+
+def test_a_bond_that_does_not_come_back_stops_the_rollout(tmp_path):
+    lab = FabricLab(tmp_path, {host: (OEM_PSID,) for host in CARDS})
+    lab.bond_status("cardamine", rejoined=False)
+    run = lab.playbook("nic_firmware.yml")
+    assert run.rc != 0
+    assert re.search(
+        r"bond bond0: members not back in the aggregator after 3(\.\d+)? s \(timeout 3 s\): "
+        r"\S+: MII up, aggregator 1 \(active 1\); \S+: MII up, aggregator 2 \(active 1\)",
+        run.output,
+    ), run.output[-3000:]
+    assert run.host("cardamine")["failed"] == 1
+    # cardamine was activated; apricot, next in the serial rollout, was not touched.
+    assert lab.resets() == [f"-d {CARDS['cardamine']} -y reset"]
+    assert lab.card(CARDS["apricot"])["firmware"]["flash"] == "12.23.1020"

@@ -105,12 +105,15 @@ def onyx_pair(
     version: str = "3.10.2002",
     async_messages: bool = False,
     from_config: list[Path] | None = None,
+    password: str = "admin",
 ) -> Iterator[OnyxPair]:
     ports = free_port_pair()
-    layout = pair_cli.start(Path(run_dir), ports, version, async_messages, from_config)
+    layout = pair_cli.start(Path(run_dir), ports, version, async_messages, from_config, password)
     handle = OnyxPair(Path(run_dir), version)
     for sw in layout["switches"]:
-        handle.endpoints[sw["name"]] = Endpoint(sw["name"], "127.0.0.1", sw["port"])
+        handle.endpoints[sw["name"]] = Endpoint(
+            sw["name"], "127.0.0.1", sw["port"], password=password
+        )
     try:
         yield handle
     finally:

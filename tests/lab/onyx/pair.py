@@ -10,7 +10,8 @@
                                        reject-line <config line>|accept-lines
   python -m tests.lab.onyx.pair known-hosts --run-dir DIR --known-hosts FILE
 
-Switch N listens for SSH on its port P (user admin, password admin), for the
+Switch N listens for SSH on its port P (user admin, password admin or the one
+given to start() in Python, kept 0600 in DIR/login.password), for the
 IPL keepalive (UDP) on P+100 and for control requests (TCP) on P+200, all on
 127.0.0.1. DIR holds pair.json, <switch>.pid, <switch>.log, the host keys and
 <switch>.saved.cfg (written by `configuration write`, loaded at boot).
@@ -39,6 +40,7 @@ NAMES = ("lab-sw-a", "lab-sw-b")
 HOST_MACS = ("7C:FE:90:11:00:0A", "7C:FE:90:11:00:0B")
 RELEASES = ("3.6.5000", "3.6.8008", "3.10.2002")
 KEEPALIVE_OFFSET, CTL_OFFSET = 100, 200
+PASSWORD_FILE = "login.password"  # read by tests.lab.onyx.server
 START_TIMEOUT = 30.0
 
 
@@ -129,6 +131,7 @@ def start(
     version: str,
     async_messages: bool,
     from_config: list[Path] | None,
+    password: str | None = None,
 ) -> dict:
     if len(ports) != 2:
         raise PairError("--ports: give two ports, e.g. 2201,2202")
@@ -172,6 +175,11 @@ def start(
         elif saved.exists():
             saved.unlink()  # a new pair starts blank unless told otherwise
     (run_dir / "pair.json").write_text(json.dumps(layout, indent=2) + "\n", encoding="utf-8")
+    password_file = run_dir / PASSWORD_FILE
+    password_file.unlink(missing_ok=True)
+    if password is not None:
+        password_file.touch(mode=0o600)
+        password_file.write_text(password + "\n", encoding="utf-8")
     for index in range(2):
         _spawn(run_dir, layout, index)
     try:

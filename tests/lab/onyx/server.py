@@ -32,7 +32,10 @@ from .switch import Identity, Keepalive, Switch
 
 LOG = logging.getLogger("onyx")
 USERNAME = "admin"
-PASSWORD = "admin"
+DEFAULT_PASSWORD = "admin"
+# A pair started with another password keeps it here (0600), never in argv or pair.json,
+# so a test can grep the switch logs and every other output for it.
+PASSWORD_FILE = "login.password"
 ASYNC_MESSAGES = ("other state: ready", "Active HA nodes: 2")
 
 
@@ -42,16 +45,17 @@ def banner(release: str) -> str:
 
 
 class _Auth(paramiko.ServerInterface):
-    def __init__(self, release: str, switch: Switch):
+    def __init__(self, release: str, switch: Switch, password: str):
         self.release = release
         self.switch = switch
+        self.password = password
         self.shell = threading.Event()
 
     def get_allowed_auths(self, username: str) -> str:
         return "password"
 
     def check_auth_password(self, username: str, password: str) -> int:
-        if username == USERNAME and password == PASSWORD:
+        if username == USERNAME and password == self.password:
             with self.switch.lock:
                 self.switch.logins += 1
             return paramiko.AUTH_SUCCESSFUL
@@ -162,6 +166,12 @@ class SwitchServer:
         if saved.exists():
             self._load(saved)
         self.host_key = self._host_key(run_dir / f"{args.name}.host_key")
+        password_file = run_dir / PASSWORD_FILE
+        self.password = (
+            password_file.read_text(encoding="utf-8").strip()
+            if password_file.exists()
+            else DEFAULT_PASSWORD
+        )
         self.terminals: list[Terminal] = []
         self.terminals_lock = threading.Lock()
 
@@ -196,7 +206,7 @@ class SwitchServer:
     def _connection(self, conn: socket.socket) -> None:
         transport = paramiko.Transport(conn)
         transport.add_server_key(self.host_key)
-        auth = _Auth(self.args.version, self.switch)
+        auth = _Auth(self.args.version, self.switch, self.password)
         try:
             transport.start_server(server=auth)
             channel = transport.accept(30)
