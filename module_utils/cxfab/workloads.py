@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from cxfab.experiments import parsers
+from .experiments import parsers
 
 
 def iperf3_bps(stdout: str) -> float:

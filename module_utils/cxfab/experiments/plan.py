@@ -8,7 +8,7 @@ of the plan is a test of what runs in the lab.
 
 from __future__ import annotations
 
-from cxfab.hostnet.cpulist import format_cpulist, parse_cpulist
+from ..hostnet.cpulist import format_cpulist, parse_cpulist
 
 EXPERIMENTS = ("pingpong_matrix", "reference_tools", "numa", "rcat", "latency", "smc", "rsocket")
 

@@ -6,7 +6,7 @@ import html
 import json
 from pathlib import Path
 
-from cxfab.experiments.tables import SOFT_ROCE_NOTE, build_tables
+from .tables import SOFT_ROCE_NOTE, build_tables
 
 
 def cell(value) -> str:

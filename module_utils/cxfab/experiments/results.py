@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cxfab.experiments import parsers
+from . import parsers
 
 _KEPT = (
     "id",

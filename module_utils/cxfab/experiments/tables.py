@@ -8,7 +8,7 @@ TCP does and there is no link rate.
 
 from __future__ import annotations
 
-from cxfab.experiments import seeds
+from . import seeds
 
 SOFT_ROCE_NOTE = (
     "Soft-RoCE (rxe) runs RDMA in the kernel on the CPU, over UDP: RDMA saves no CPU and "
