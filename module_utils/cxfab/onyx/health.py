@@ -337,7 +337,8 @@ def switch_checks(
             parsed[key] = parse(key, outputs[key], release)
         except ReadError as exc:
             # A check never passes on a value it did not read.
-            errors[key] = f"{exc} (release {release or 'unknown'})"
+            said = f"release {release or 'unknown'}"
+            errors[key] = str(exc) if said in str(exc) else f"{exc} ({said})"
 
     def unavailable(key):
         return f"`{show_command(key, release)}` failed: {errors.get(key, 'no output')}"
