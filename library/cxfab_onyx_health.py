@@ -91,7 +91,8 @@ def _round(me, partner, scope):
         checks += [c for c in found if scope == "all" or peer is me or c["scope"] == "pair"]
     if scope != "local":
         structures = {p.name: p.structured for p in peers}
-        checks += health.pair_checks(me.structured["pair"], structures, outputs)
+        releases = {p.name: p.release for p in peers}
+        checks += health.pair_checks(me.structured["pair"], structures, outputs, releases)
     return checks
 
 

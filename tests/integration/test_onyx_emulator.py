@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from cxfab.onyx import health, health_json
 from netmiko import ConnectHandler
 
 from tests.lab.onyx import shows
@@ -231,6 +232,26 @@ def test_json_print_uses_the_new_shape_on_3_10(conns):
     assert vip["MLAG-VIP"]["Active nodes"] == "2"
 
 
+HEALTH_READS = ("files", "mlag", "mlag_vip", "mpo", "magp")
+
+
+def _same_reads(from_json: dict, from_text: dict) -> None:
+    for key in HEALTH_READS:
+        if key == "mlag":  # the JSON has no members table; the checks do not use it
+            from_text[key] = {**from_text[key], "members": []}
+        assert from_json[key] == from_text[key], key
+
+
+def test_health_reads_json_print_on_3_10_and_it_agrees_with_text(conns):
+    for conn in conns.values():
+        asked = {k: health.show_command(k, "3.10.2002") for k in HEALTH_READS}
+        assert all(command.endswith(" | json-print") for command in asked.values())
+        from_json = {k: health.parse(k, show(conn, asked[k]), "3.10.2002") for k in HEALTH_READS}
+        from_text = {k: health.parse(k, show(conn, health.SHOW_COMMANDS[k]), None) for k in asked}
+        _same_reads(from_json, from_text)
+        assert from_json["mlag"]["active_full"] == 1 and from_json["magp"][10]["state"] == "Master"
+
+
 def test_mpo_is_active_full_only_when_configured_on_both_peers(conns):
     mpo2 = [
         "interface mlag-port-channel 2",
@@ -315,6 +336,10 @@ def test_json_shape_changes_at_3_6_6000_compared_numerically(release, new_shape)
         switch.cfg.apply(command)
     magp = json.loads(shows.dispatch(switch, ["magp"], json_print=True))
     assert (magp == [{"MAGP 10": [magp[0]["MAGP 10"][0]]}]) if new_shape else magp[0]["header"]
+    # Both shapes read as the text does; the health reads ask for JSON only on the new one.
+    text = health.parse("magp", shows.dispatch(switch, ["magp"], json_print=False), None)
+    assert health_json.parse_show_magp(json.dumps(magp), release) == text
+    assert health.show_command("magp", release).endswith("| json-print") is new_shape
     vlans = json.loads(shows.dispatch(switch, ["vlan"], json_print=True))
     assert isinstance(vlans["10"], list) is new_shape
 
@@ -330,6 +355,8 @@ def test_release_3_6_starts_from_saved_configs(pair, tmp_path):
             assert "interface vlan 10 ip address 10.0.10.2 255.255.255.0" in running
             assert "## Product release" not in running
             assert field(show(conn, "show configuration files"), "Unsaved changes") == "no"
+            asked = health.show_command("files", "3.6.5000")  # before json-print: text
+            assert health.parse("files", show(conn, asked), "3.6.5000")["unsaved"] is False
             assert field(show(conn, "show version"), "Product release") == "3.6.5000"
             wait_for(lambda: field(show(conn, "show mlag"), "Operational status") == "Up")
             magp = json.loads(show(conn, "show magp | json-print"))

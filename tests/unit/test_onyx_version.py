@@ -32,3 +32,11 @@ def test_both_json_print_shapes_normalise_to_the_same_items():
         == version.normalise_json_print(new, "3.10.2002")
         == {"MAGP 10": {"State": "Master", "Interface vlan": "10"}}
     )
+
+
+def test_each_entry_is_read_in_its_own_shape_whatever_the_release():
+    named = [{"MAGP 10": [{"State": "Master"}]}]
+    headed = [{"header": "MAGP 10", "State": "Master"}]
+    for release in ("3.6.5000", "3.10.2002"):
+        assert version.normalise_json_print(named, release) == {"MAGP 10": {"State": "Master"}}
+        assert version.normalise_json_print(headed, release) == {"MAGP 10": {"State": "Master"}}

@@ -9,5 +9,7 @@ Modules:
     plan        intended vs current statements -> ordered lines to send
     render      structured config -> intended config text (the roles' templates)
     health      parsers of the show commands and the post-deploy checks
+    health_json the same reads from `| json-print` (both shapes), chosen by release
+    readerror   the "could not read" error every show parser raises
     session     the netmiko session (the only code that talks to a switch)
 """

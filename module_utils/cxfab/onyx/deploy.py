@@ -95,10 +95,17 @@ def read_shows(peer: Peer, names: list[str]) -> tuple[dict, dict]:
         if peer.session is None:
             outputs[name], errors[name] = None, peer.error or "no session"
             continue
-        outputs[name], error = peer.session.try_show(health.SHOW_COMMANDS[name])
+        outputs[name], error = peer.session.try_show(health.show_command(name, peer.release))
         if error:
             errors[name] = error
     return outputs, errors
+
+
+def saved_state(peer: Peer) -> dict:
+    """`show configuration files` read for the peer's release; raises on an unreadable reply."""
+    return health.parse(
+        "files", peer.session.show(health.show_command("files", peer.release)), peer.release
+    )
 
 
 def running(peer: Peer) -> tuple[str, ParsedConfig]:
@@ -124,7 +131,7 @@ def gate_problems(me: Peer, partner: Peer, my_config: ParsedConfig) -> list[str]
     if problems:
         return problems
     try:
-        state = health.parse_show_mlag(outputs["mlag"])
+        state = health.parse("mlag", outputs["mlag"], partner.release)
     except health.ReadError as exc:
         return [f"partner {partner.name}: {exc}"]
     ipl_up = any(row["state"] == "Up" for row in state["ipls"])
@@ -169,7 +176,8 @@ def health_round(me: Peer, partner: Peer, scope: str) -> list[dict]:
         checks += [c for c in found if _selected(c, peer is me, scope)]
     if scope != "local":
         structures = {p.name: p.structured for p in peers}
-        pair_checks = health.pair_checks(me.structured["pair"], structures, outputs)
+        releases = {p.name: p.release for p in peers}
+        pair_checks = health.pair_checks(me.structured["pair"], structures, outputs, releases)
         if scope == "core":
             pair_checks = [c for c in pair_checks if c["id"] == "mlag.system_mac_equal"]
         checks += pair_checks
@@ -247,7 +255,7 @@ def revert(peer: Peer, snapshot_text: str, was_saved: bool) -> dict:
     after = running(peer)[1]
     record["proof"] = proof(target, after)
     if record["proof"]["equal"] and was_saved:
-        files = health.parse_configuration_files(peer.session.show("show configuration files"))
+        files = saved_state(peer)
         if files["unsaved"]:
             # The running-config is proven equal to the saved snapshot: writing it
             # stores the same configuration and clears the flag.
@@ -331,7 +339,7 @@ def change_peer(me: Peer, partner: Peer, intended_text: str, pending: bool, o: O
         record["post_failed"] = [c for c in checks if c["status"] == "fail"]
         return record
 
-    files = health.parse_configuration_files(me.session.show("show configuration files"))
+    files = saved_state(me)
     record["snapshot"] = write_snapshot(o.snapshot_dir, me.name, running_text)
     failure = None
     started = time.monotonic()
@@ -371,7 +379,7 @@ def change_peer(me: Peer, partner: Peer, intended_text: str, pending: bool, o: O
             record,
         )
     me.session.save()
-    saved = health.parse_configuration_files(me.session.show("show configuration files"))
+    saved = saved_state(me)
     record["saved"] = saved["unsaved"] is False
     if not record["saved"]:
         raise DeployError(

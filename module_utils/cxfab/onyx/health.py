@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import re
 
+from . import health_json
 from .addressing import AddressError, mac
+from .readerror import ReadError
+from .readerror import unreadable as _unreadable
+from .version import VersionError, at_least
 
 _KV = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 \-/()]*?)\s*:\s*(.*?)\s*$")
 _IPL_ROW = re.compile(
@@ -29,10 +33,6 @@ _VIP_ROW = re.compile(r"^\s*(\S+)\s+(master|standby|backup|\S+)\s+(\d+\.\d+\.\d+
 _MPO_ROW = re.compile(r"^\s*\d+\s+Mpo(\d+)\((\w)\)\s+(\S+)\s*(.*)$")
 _PORT_FLAG = re.compile(r"Eth(\d+/\d+(?:/\d+)?)\((\w)\)")
 _RECORD = re.compile(r"^\s*(MAGP|VRRP)\b(.*):\s*$")
-
-
-class ReadError(ValueError):
-    """An output a parser could not read: names the command and shows its first lines."""
 
 
 def _kv_lines(text: str) -> dict[str, str]:
@@ -49,12 +49,6 @@ def _int(value, default=None):
         return int(str(value).strip())
     except (TypeError, ValueError):
         return default
-
-
-def _unreadable(command: str, text: str, what: str) -> ReadError:
-    lines = [line for line in (text or "").splitlines() if line.strip()][:3]
-    shown = " | ".join(lines) if lines else "(empty reply)"
-    return ReadError(f"could not read `{command}`: {what}; first lines: {shown[:200]}")
 
 
 def _required(kv: dict, keys, command: str, text: str) -> None:
@@ -279,6 +273,41 @@ PARSERS = {
     "vrrp": _parse_vrrp_text,
 }
 
+# First release whose `| json-print` output is read for each show (3.6.6000: the
+# named-list shape, also printed by 3.10). Older releases, an unknown release and
+# `show vrrp` (no public capture) are read as text.
+JSON_PRINT_SINCE = {key: "3.6.6000" for key in ("files", "mlag", "mlag_vip", "mpo", "magp")}
+
+JSON_PARSERS = {
+    "files": health_json.parse_configuration_files,
+    "mlag": health_json.parse_show_mlag,
+    "mlag_vip": health_json.parse_show_mlag_vip,
+    "mpo": health_json.parse_mpo_summary,
+    "magp": health_json.parse_show_magp,
+}
+
+
+def uses_json_print(key: str, release: str | None) -> bool:
+    """Releases compared as numbers: 3.10.2002 is past 3.6.6000."""
+    if not release or key not in JSON_PRINT_SINCE:
+        return False
+    try:
+        return at_least(release, JSON_PRINT_SINCE[key])
+    except VersionError:
+        return False
+
+
+def show_command(key: str, release: str | None) -> str:
+    command = SHOW_COMMANDS[key]
+    return f"{command} | json-print" if uses_json_print(key, release) else command
+
+
+def parse(key: str, text: str | None, release: str | None):
+    """The output of show_command(key, release), read the way it was asked for."""
+    if uses_json_print(key, release):
+        return JSON_PARSERS[key](text, release)
+    return PARSERS[key](text)
+
 
 def needed_shows(structured: dict) -> list[str]:
     names = ["files"]
@@ -300,21 +329,21 @@ def switch_checks(
     """Checks of one switch from its show outputs (None = the command failed)."""
     name = structured["switch"]
     checks: list[dict] = []
-    outputs, errors = dict(outputs), dict(errors)
-    for key, parse in PARSERS.items():
+    errors, parsed = dict(errors), {}
+    for key in PARSERS:
         if outputs.get(key) is None:
             continue
         try:
-            parse(outputs[key])
+            parsed[key] = parse(key, outputs[key], release)
         except ReadError as exc:
             # A check never passes on a value it did not read.
-            outputs[key] = None
-            errors[key] = f"{exc} (release {release or 'unknown'})"
+            said = f"release {release or 'unknown'}"
+            errors[key] = str(exc) if said in str(exc) else f"{exc} ({said})"
 
     def unavailable(key):
-        return f"`{SHOW_COMMANDS[key]}` failed: {errors.get(key, 'no output')}"
+        return f"`{show_command(key, release)}` failed: {errors.get(key, 'no output')}"
 
-    files = outputs.get("files")
+    files = parsed.get("files")
     if files is None:
         checks.append(
             _check(
@@ -328,7 +357,7 @@ def switch_checks(
             )
         )
     else:
-        unsaved = parse_configuration_files(files)["unsaved"]
+        unsaved = files["unsaved"]
         checks.append(
             _check(
                 "config.saved",
@@ -343,22 +372,22 @@ def switch_checks(
 
     mlag_intent = structured.get("mlag")
     if mlag_intent:
-        checks += _mlag_checks(structured, outputs, unavailable)
+        checks += _mlag_checks(structured, parsed, unavailable)
     if structured.get("magp"):
-        checks += _magp_checks(structured, outputs.get("magp"), unavailable)
+        checks += _magp_checks(structured, parsed.get("magp"), unavailable)
     if structured.get("vrrp"):
-        checks += _vrrp_local_checks(structured, outputs.get("vrrp"), unavailable)
+        checks += _vrrp_local_checks(structured, parsed.get("vrrp"), unavailable)
     return checks
 
 
-def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
+def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
     name, intent = structured["switch"], structured["mlag"]
     ipl = intent["ipl"]
-    text = outputs.get("mlag")
+    mlag = parsed.get("mlag")
     checks = []
     expected_ipl = f"Po{ipl['port_channel']} vlan {ipl['vlan']} peer {ipl['peer_address']}"
     mpo_count = len(structured.get("mlag_port_channels") or [])
-    if text is None:
+    if mlag is None:
         observed = unavailable("mlag")
         for check_id, scope in (
             ("mlag.enabled", "local"),
@@ -370,7 +399,6 @@ def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
         ):
             checks.append(_check(check_id, name, "mlag", scope, False, "readable", observed))
     else:
-        mlag = parse_show_mlag(text)
         checks.append(
             _check(
                 "mlag.enabled",
@@ -450,8 +478,8 @@ def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
             )
         )
 
-    vip_text = outputs.get("mlag_vip")
-    if vip_text is None:
+    vip = parsed.get("mlag_vip")
+    if vip is None:
         checks.append(
             _check(
                 "mlag_vip.nodes",
@@ -475,7 +503,6 @@ def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
             )
         )
     else:
-        vip = parse_show_mlag_vip(vip_text)
         states = sorted(node["state"] for node in vip["nodes"])
         ok = vip["active_nodes"] == 2 and states == ["master", "standby"]
         checks.append(
@@ -501,15 +528,15 @@ def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
             )
         )
 
-    mpo_text = outputs.get("mpo")
+    mpos = parsed.get("mpo")
     for mpo in structured.get("mlag_port_channels") or []:
         check_id = f"mpo.{mpo['id']}"
-        if mpo_text is None:
+        if mpos is None:
             checks.append(
                 _check(check_id, name, "mpo", "pair", False, "(U), members (P)", unavailable("mpo"))
             )
             continue
-        row = parse_mpo_summary(mpo_text).get(mpo["id"])
+        row = mpos.get(mpo["id"])
         if row is None:
             checks.append(
                 _check(check_id, name, "mpo", "pair", False, f"Mpo{mpo['id']}(U)", "not listed")
@@ -531,13 +558,12 @@ def _mlag_checks(structured, outputs, unavailable) -> list[dict]:
     return checks
 
 
-def _magp_checks(structured, text, unavailable) -> list[dict]:
+def _magp_checks(structured, parsed, unavailable) -> list[dict]:
     name, checks = structured["switch"], []
-    parsed = parse_show_magp(text) if text is not None else {}
     for gateway in structured["magp"]:
         base = f"magp.{gateway['instance']}"
         expected_cfg = f"vlan {gateway['vlan']} {gateway['virtual_ip']} {gateway['virtual_mac']}"
-        if text is None:
+        if parsed is None:
             checks.append(
                 _check(
                     base + ".config",
@@ -582,13 +608,12 @@ def _magp_checks(structured, text, unavailable) -> list[dict]:
     return checks
 
 
-def _vrrp_local_checks(structured, text, unavailable) -> list[dict]:
+def _vrrp_local_checks(structured, parsed, unavailable) -> list[dict]:
     name, checks = structured["switch"], []
-    parsed = parse_show_vrrp(text) if text is not None else {}
     for gateway in structured["vrrp"]:
         check_id = f"vrrp.{gateway['vlan']}.{gateway['vrid']}.config"
         expected = f"address {gateway['virtual_ip']}, priority {gateway['priority']}"
-        if text is None:
+        if parsed is None:
             checks.append(
                 _check(check_id, name, "gateway", "local", False, expected, unavailable("vrrp"))
             )
@@ -605,9 +630,16 @@ def _vrrp_local_checks(structured, text, unavailable) -> list[dict]:
     return checks
 
 
-def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]) -> list[dict]:
-    """Checks that compare the two peers: same system MAC, one VRRP master per VRID."""
-    checks = []
+def pair_checks(
+    pair: str,
+    structured: dict[str, dict],
+    outputs: dict[str, dict],
+    releases: dict[str, str | None] | None = None,
+) -> list[dict]:
+    """Checks that compare the two peers: same system MAC, one VRRP master per VRID.
+
+    `releases` (switch -> release) says how each output was asked for (text when absent)."""
+    checks, releases = [], releases or {}
     names = sorted(structured)
     first = structured[names[0]]
     if first.get("mlag"):
@@ -615,7 +647,8 @@ def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]
         for switch in names:
             text = outputs.get(switch, {}).get("mlag")
             try:
-                macs[switch] = parse_show_mlag(text)["system_mac_raw"] or "unreadable"
+                mlag = parse("mlag", text, releases.get(switch))
+                macs[switch] = mlag["system_mac_raw"] or "unreadable"
             except ReadError:
                 macs[switch] = "unreadable"
         values = set(macs.values())

@@ -74,14 +74,17 @@ def normalise_json_print(data, release: str) -> dict[str, dict]:
 
     header-list: [{"header": "MAGP 10", "State": "Master", ...}, ...]
     named-list:  [{"MAGP 10": [{"State": "Master", ...}]}, ...]
-    A single dict (commands with one item) is accepted in both releases.
+    A single dict (commands with one item) is accepted in both releases. An entry
+    carrying "header" is read as header-list and one whose values are all lists as
+    named-list whatever the release; the release decides only the other entries.
     """
     if isinstance(data, dict):
         data = [data] if "header" in data else [{name: value} for name, value in data.items()]
     items: dict[str, dict] = {}
     shape = json_print_shape(release)
     for entry in data or []:
-        if shape == "header-list" or "header" in entry:
+        named = bool(entry) and all(isinstance(value, list) for value in entry.values())
+        if "header" in entry or (shape == "header-list" and not named):
             fields = {k: v for k, v in entry.items() if k != "header"}
             items[str(entry.get("header", len(items)))] = fields
             continue
