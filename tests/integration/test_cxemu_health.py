@@ -36,7 +36,8 @@ PLAYBOOK = """\
   hosts: hosts
   gather_facts: false
   vars:
-    verify_host: "{{ cxfab_host }}"
+    # The NICs of the host's structured config, as validate.yml would write them.
+    verify_structured: {nics: "{{ cxfab_host.nics }}"}
   tasks:
     - name: Snapshot the counters
       ansible.builtin.import_tasks: %(tasks)s
@@ -54,7 +55,8 @@ PLAYBOOK = """\
   hosts: hosts
   gather_facts: false
   vars:
-    verify_host: "{{ cxfab_host }}"
+    # The NICs of the host's structured config, as validate.yml would write them.
+    verify_structured: {nics: "{{ cxfab_host.nics }}"}
   tasks:
     - name: Read everything
       ansible.builtin.import_tasks: %(tasks)s
@@ -68,6 +70,7 @@ PLAYBOOK = """\
       cxfab_verify_checks:
         fabric:
           hosts: {nichost: "{{ hostvars['nichost'].cxfab_host }}"}
+          structured: {nichost: {nics: "{{ hostvars['nichost'].cxfab_host.nics }}"}}
           vlans: []
           workloads: {}
         sections: [hosts]
