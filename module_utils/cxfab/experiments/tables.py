@@ -2,7 +2,7 @@
 
 Absolute figures depend on the machine; the ratios listed under each table are
 the ones that carry across machines. Each ratio says whether it means anything
-on soft-RoCE (rxe: RDMA emulated by the CPU over UDP), where RDMA costs CPU like
+on soft-RoCE (rxe: RDMA carried out by the CPU over UDP), where RDMA costs CPU like
 TCP does and there is no link rate.
 """
 
@@ -155,7 +155,7 @@ def reference_table(records) -> dict:
             _ratio(by["qperf rc_rdma_write_bw (B/s)"], by["iperf3 -P 1 (B/s)"]),
             seeds.figure("000_qperf_rc_rdma_write_bw") / seeds.figure("000_iperf_1"),
             False,
-            "rxe: RDMA is emulated on the CPU",
+            "rxe: the CPU does the RDMA work",
         ),
         _ratio_entry(
             "iperf3 -P 4 / -P 1",
@@ -197,7 +197,7 @@ def numa_table(records) -> dict:
                 seeds.figure("001_numa_local_1") / seeds.figure("001_numa_far_1"),
                 False,
                 "needs a host with two nodes and a NIC on one; lab "
-                "guests under TCG emulate NUMA without its memory cost",
+                "guests under TCG have NUMA nodes without their memory cost",
             )
         ],
         "errors": _errors(records, "numa"),
@@ -259,7 +259,7 @@ def rcat_table(records) -> dict:
                 None,
                 transport == "tcp",
                 "rxe copies every byte on the CPU too, so an RDMA "
-                "figure near memcpy is the emulation's, not the NIC's",
+                "figure near memcpy is the software path's, not the NIC's",
             ),
             _ratio_entry(
                 f"{transport} {size >> 20} MiB: rcat / link rate",
