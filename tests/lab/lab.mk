@@ -39,8 +39,11 @@ lab-heal:  ## Restore a cut switch side (both sides without SIDE)
 # left: the demo's promise, the host roles, native/ over soft-RoCE, planted faults.
 LAB_TESTS := $(wildcard $(TOP)/tests/system/test_lab_*.py)
 DEPLOYED_TESTS := $(filter-out $(LAB_TESTS),$(wildcard $(TOP)/tests/system/test_*.py))
-# A marker expression to leave suites out, e.g. LAB_MARKS='not faults'.
-LAB_MARKS ?=
+# A marker expression to leave suites out, e.g. LAB_MARKS='not faults'. CI (CI=true)
+# leaves the planted-fault suite out: with it the whole `make test` came to about
+# 90 minutes on this 2-core machine, CI's hard limit; `make test-system LAB_MARKS=`
+# runs everything.
+LAB_MARKS ?= $(if $(CI),not faults,)
 
 test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it down
 	@rc=0; $(LAB) up || rc=$$?; \
