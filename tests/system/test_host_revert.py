@@ -22,7 +22,7 @@ from tests.lab.vm.topology import GUESTS, INVENTORY_DIR
 from tests.system.deployment import Deployment
 from tests.tools.inventory import write_copy
 
-pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.lab, pytest.mark.slow, pytest.mark.revert, pytest.mark.timeout(1800)]
 
 CANARY, OTHER = (guest.name for guest in GUESTS)
 REVERT_SECONDS = 20
