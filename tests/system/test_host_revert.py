@@ -131,7 +131,6 @@ def test_a_change_that_cuts_ssh_is_reverted_by_the_canary_and_stops_the_rest(
     assert network_state(canary) == before[CANARY]
     result = rollback_result(canary)
     assert result["state"] == "reverted" and result["errors"] == [], result
-    assert result["at"] - result["deadline"] < 10, result
     assert elapsed < REVERT_SECONDS + 90 + 120, f"the failed run took {elapsed:.0f}s"
 
     # With the good inventory: a change (an address removed by hand on the second host)

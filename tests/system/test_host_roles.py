@@ -214,6 +214,7 @@ MEASURE = """
 """
 
 
+@pytest.mark.shaper
 def test_tc_fallback_gives_the_same_per_vlan_limits(deployed, guests, intents, tmp_path):
     """A NIC without DCB: force the tc shaper (real HTB, limits in Mb/s) and measure."""
     name = HOSTS[0]

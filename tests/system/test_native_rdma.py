@@ -84,7 +84,10 @@ def test_rdma_peer_that_vanishes_is_reported(pair):
         server.run(f"sleep 3; kill -KILL {pid}", timeout=60)
         rc = run.wait(timeout=120)
         assert rc not in (0, None)
-        assert "peer" in run.stderr.read()
+        # Reported, not hung: either the CM's disconnect (names the peer) or the verbs
+        # completion error of the write in flight (rxe: remote access error).
+        error = run.stderr.read()
+        assert "peer" in error or "ibv_poll_cq:" in error, error
     finally:
         srv.kill()
         srv.wait()
