@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from .experiments import parsers
+from .experiments.plan import host_address
 
 
 def iperf3_bps(stdout: str) -> float:
@@ -49,17 +50,6 @@ def pingpong_result(stdout: str) -> dict:
 # ---------------------------------------------------------------- the plan of a pair
 
 
-def _address(host: dict, vlan: int) -> str:
-    """The host's address on the pair's VLAN (the bond's for the untagged one)."""
-    for interface in host.get("vlans", []):
-        if interface["id"] == vlan:
-            return interface["address"].split("/")[0]
-    bond = host.get("bond") or {}
-    if bond.get("address"):
-        return bond["address"].split("/")[0]
-    raise ValueError(f"the host has no address on VLAN {vlan}")
-
-
 def plan_pair(
     fabric: dict,
     pair: dict,
@@ -78,7 +68,7 @@ def plan_pair(
     for RDMA; last, rcat streams a file whose sha256 must arrive intact.
     """
     workloads = fabric["workloads"]
-    server_ip = _address(fabric["hosts"][pair["server"]], pair["vlan"])
+    server_ip = host_address(fabric["hosts"][pair["server"]], pair["vlan"])
     cpus = cpus or {}
     pin = {
         side: (["--cpus", cpus[side]] if cpus.get(side) else []) for side in ("server", "client")
