@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
+from cxfab.experiments import parsers
 
 from tests.lab.vm.topology import DATA_NETDEVS
 
@@ -52,8 +52,20 @@ def test_rping_between_hosts(rxe_pair):
 def test_ib_write_bw_between_hosts(rxe_pair):
     client, server = rxe_pair
     args = f"-R -d {RXE} -s 65536 -n 50 -F"
-    server.start(f"timeout 90 ib_write_bw {args}", "/tmp/lt-bw.log")
-    out = connect(client, f"timeout 60 ib_write_bw {args} {ADDRESSES[server.name]}", " 65536 ")
-    row = re.search(r"^\s*65536\s+50\s+([\d.]+)\s+([\d.]+)", out, re.MULTILINE)
-    assert row, f"no ib_write_bw result line:\n{out}"
-    assert float(row.group(2)) > 0, row.group(0)
+    # A loaded TCG guest may fail perftest's clock calibration: the writes
+    # complete and the figure reads 0.00. The product's parser refuses such a
+    # row (no reading), so the test runs again, as verify's runner does.
+    reasons = []
+    for attempt in range(3):
+        server.start(f"timeout 90 ib_write_bw {args}", f"/tmp/lt-bw{attempt}.log")
+        out = connect(client, f"timeout 60 ib_write_bw {args} {ADDRESSES[server.name]}", " 65536 ")
+        try:
+            (row,) = parsers.perftest_bw_rows(out)
+        except ValueError as exc:
+            reasons.append(str(exc))
+            server.run("pkill -x ib_write_bw", check=False)
+            continue
+        assert row["iterations"] == 50, row
+        assert row["bw_average_bps"] > 0, row
+        return
+    pytest.fail("no ib_write_bw reading in 3 runs:\n" + "\n".join(reasons))

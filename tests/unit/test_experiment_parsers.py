@@ -212,3 +212,16 @@ def test_iperf3_connection_refused_and_not_json():
         )
     with pytest.raises(ValueError, match=r"iperf3: output is not JSON \(output: iperf3: error"):
         parsers.iperf3_result("iperf3: error - the server is busy running a test\n")
+
+
+def test_perftest_zero_bandwidth_is_no_reading():
+    # What ib_write_bw -F printed on a loaded TCG guest whose cycle counter it
+    # could not calibrate: the iterations ran, the figure is not a measurement.
+    text = (
+        " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+        " 65536      50               0.00               0.00   \t\t   0.000000\n"
+    )
+    with pytest.raises(ValueError, match="could not calibrate"):
+        parsers.perftest_bw_rows(text)
+    run = {"tool": "ib_write_bw", "transport": "rdma", "size_bytes": 65536}
+    assert "could not calibrate" in workloads.client_error(run, text)
