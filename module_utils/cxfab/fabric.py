@@ -39,6 +39,7 @@ RUN_SETTINGS = (
     "cxfab_switch_known_hosts",
     "cxfab_switch_repair",
     "cxfab_switch_snapshot_dir",
+    "cxfab_verify_dataplane",
 )
 HOSTS_GROUP = "hosts"
 SWITCHES_GROUP = "switches"
