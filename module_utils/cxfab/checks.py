@@ -700,7 +700,6 @@ def _dataplane(structured: dict, name: str, observed) -> list[dict]:
     return dataplane_checks(name, targets(structured, name), observed)
 
 
-
 def all_checks(
     fabric,
     host_data,
