@@ -5,11 +5,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab import report
+from cxfab import dataplane, report
 
 
 class FilterModule:
     """Which verify sections the run's tags select."""
 
     def filters(self):
-        return {"cxfab_verify_sections": report.sections_run}
+        return {
+            "cxfab_verify_sections": report.sections_run,
+            "cxfab_dataplane_targets": dataplane.targets,
+        }

@@ -693,6 +693,13 @@ def _rcat(out, rows) -> None:
 # ---------------------------------------------------------------- everything
 
 
+def _dataplane(structured: dict, name: str, observed) -> list[dict]:
+    # Imported here: dataplane.py builds its checks with this module's Checks.
+    from .dataplane import dataplane_checks, targets
+
+    return dataplane_checks(name, targets(structured, name), observed)
+
+
 def all_checks(
     fabric,
     host_data,
@@ -714,6 +721,8 @@ def all_checks(
     if "hosts" in sections:
         for name in sorted(hosts):
             checks += host_checks(name, structured[name], host_data.get(name))
+            if "dataplane" in (host_data.get(name) or {}):
+                checks += _dataplane(structured, name, host_data[name]["dataplane"])
         if health is not None:  # link, cable and card health (playbooks/verify_health.yml)
             checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
     if "qos" in sections:

@@ -39,6 +39,13 @@ RUN_SETTINGS = (
     "cxfab_switch_known_hosts",
     "cxfab_switch_repair",
     "cxfab_switch_snapshot_dir",
+    "cxfab_verify_dataplane",
+    # playbooks/drill.yml (opt-in failover drill)
+    "cxfab_drill_confirm",
+    "cxfab_drill_switch",
+    "cxfab_drill_interval",
+    "cxfab_drill_down_seconds",
+    "cxfab_drill_settle_seconds",
 )
 HOSTS_GROUP = "hosts"
 SWITCHES_GROUP = "switches"

@@ -89,6 +89,7 @@ CATEGORY_OF_PREFIX = {
     "mtu": "network",
     "bond": "network",
     "host": "network",
+    "dataplane": "network",
 }
 CHECK_KEYS = ("id", "target", "category", "status", "expected", "observed", "message")
 REDACTED = "********"

@@ -1,0 +1,25 @@
+"""Filters of drill.yml (logic lives in module_utils/cxfab/drill.py and is unit tested there)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
+
+from cxfab import drill
+
+
+def drill_report(results, switch, down_at, up_at, interval):
+    """cxfab_drill_ping results per host ({host: {results: [...]}}) -> the drill report."""
+    rows = [
+        {"host": host, **row}
+        for host, result in sorted((results or {}).items())
+        for row in (result or {}).get("results") or []
+    ]
+    return drill.report(rows, switch, float(down_at), float(up_at), float(interval))
+
+
+class FilterModule:
+    """The failover drill's figures."""
+
+    def filters(self):
+        return {"cxfab_drill_report": drill_report}

@@ -1,0 +1,128 @@
+#!/usr/bin/python
+"""Ansible module: continuous timestamped pings from a host for the failover drill."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: cxfab_drill_ping
+short_description: Start continuous pings in the background, or collect their outputs
+description:
+  - C(state=started) - one C(ping -D -O -n -i <interval> -W 1 -w <duration>) per target
+    (each VLAN's gateway and peers, from the VLAN interface), in the background, output
+    to C(<run_dir>/<id>.txt); returns at once.
+  - C(state=collected) - waits (at most C(duration) + 30 s) until each ping has ended and
+    returns its output. The drill's figures are computed on the controller
+    (module_utils/cxfab/drill.py).
+version_added: "0.2.0"
+options:
+  targets:
+    description: The host's dataplane targets (filter C(cxfab_dataplane_targets)).
+    type: dict
+    required: true
+  state:
+    description: started or collected.
+    type: str
+    choices: [started, collected]
+    required: true
+  interval:
+    description: Seconds between probes (0.2 and above work unprivileged; root may go lower).
+    type: float
+    default: 0.1
+  duration:
+    description: Seconds each ping runs (C(-w)).
+    type: int
+    default: 60
+  run_dir:
+    description: Where the outputs are written on the host.
+    type: path
+    default: /tmp/cxfab-drill
+author: cxfab
+"""
+
+EXAMPLES = r"""
+- name: Start the pings
+  cxfab_drill_ping:
+    targets: "{{ drill_targets }}"
+    state: started
+    duration: 40
+"""
+
+RETURN = r"""
+results: {description: "[{id, kind, address, stdout}] (collected).", type: list, returned: always}
+"""
+
+import os  # noqa: E402
+import re  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.cxfab.dataplane import ping_id  # noqa: E402
+
+IFNAME = re.compile(r"^[A-Za-z0-9_.:-]{1,15}$")
+IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+
+
+def planned(module, targets):
+    """[(id, kind, interface, address)] with every value checked before it reaches argv."""
+    found = []
+    for vlan in targets.get("vlans") or []:
+        ends = (
+            [("gateway", None, (vlan.get("gateway") or {}).get("address"))]
+            if vlan.get("gateway")
+            else []
+        )
+        ends += [("peer", p, p.get("address")) for p in vlan.get("peers") or []]
+        for kind, peer, address in ends:
+            check_id = ping_id(kind, vlan, peer).replace("dataplane.", "drill.")
+            if not IFNAME.match(str(vlan.get("interface"))) or not IPV4.match(str(address)):
+                module.fail_json(msg=f"targets.vlans[vlan {vlan.get('vlan')}]: bad interface "
+                                 f"{vlan.get('interface')!r} or address {address!r}")  # fmt: skip
+            found.append((check_id, kind, vlan["interface"], address))
+    return found
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "targets": {"type": "dict", "required": True},
+            "state": {"type": "str", "choices": ["started", "collected"], "required": True},
+            "interval": {"type": "float", "default": 0.1},
+            "duration": {"type": "int", "default": 60},
+            "run_dir": {"type": "path", "default": "/tmp/cxfab-drill"},
+        },
+        supports_check_mode=False,
+    )
+    p = module.params
+    probes = planned(module, p["targets"])
+    os.makedirs(p["run_dir"], mode=0o700, exist_ok=True)
+    if p["state"] == "started":
+        for check_id, _, interface, address in probes:
+            cmd = ["ping", "-D", "-O", "-n", "-i", str(p["interval"]), "-W", "1",
+                   "-w", str(p["duration"]), "-I", interface, address]  # fmt: skip
+            out = os.path.join(p["run_dir"], f"{check_id}.txt")
+            with open(out, "w", encoding="ascii") as handle:
+                # An argv of checked values, no shell; the ping outlives this module on purpose.
+                proc = subprocess.Popen(
+                    cmd, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            with open(out + ".pid", "w", encoding="ascii") as handle:
+                handle.write(f"{proc.pid}\n")
+        module.exit_json(changed=True, results=[{"id": c} for c, *_ in probes])
+    deadline = time.monotonic() + p["duration"] + 30
+    results = []
+    for check_id, kind, _, address in probes:
+        out = os.path.join(p["run_dir"], f"{check_id}.txt")
+        text = ""
+        while time.monotonic() < deadline:
+            with open(out, encoding="ascii", errors="replace") as handle:
+                text = handle.read()
+            if "packets transmitted" in text:
+                break
+            time.sleep(0.5)
+        results.append({"id": check_id, "kind": kind, "address": address, "stdout": text})
+    module.exit_json(changed=False, results=results)
+
+
+if __name__ == "__main__":
+    main()
