@@ -18,6 +18,13 @@ description:
   - Reads the port back and compares after the hardware's quantisation
     (ConnectX keeps 100 Mb/s steps), so a second run reports no change.
   - Installs the host agent that re-applies the same commands at boot and link-up.
+  - With a C(lossless) section (cxfab_roce.lossless) it also sets DSCP trust and PFC
+    on the RoCE priority through the same back end (C(mlnx_qos --trust --pfc), or
+    C(dcb pfc) and the DSCP APP table), enables ECN for that priority in the
+    driver's sysfs knobs (C(ecn/roce_np|roce_rp/enable/<prio>)) and writes the
+    locked-memory limit for RDMA users; each read back, changed only where it differs.
+    A port without DCB fails; an ECN knob the driver lacks is reported (warning and
+    C(lossless_missing)), never passed as set.
 version_added: "0.1.0"
 options:
   structured:
@@ -60,6 +67,10 @@ ports:
   description: Per port - backend, expected and observed state, differences before the run.
   type: dict
   returned: always
+lossless_missing:
+  description: ECN knobs the driver does not expose (lossless RoCE), one sentence each.
+  type: list
+  returned: always
 persisted:
   description: Host agent files written (or that would be).
   type: list
@@ -75,9 +86,11 @@ import os  # noqa: E402
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab import hostnet  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import agent, cpulist, irq  # noqa: E402
+from ansible.module_utils.cxfab.hostnet import lossless as lossless_lib  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import qos as backends  # noqa: E402
 
 DEFAULT_CEILING_MBPS = 100_000
+SYSFS_ROOT = "/"
 
 
 class Runner:
@@ -114,6 +127,8 @@ class Backend:
         self.legacy_units = False
         # mlnx_qos -i <port> answered the probe: that output is the first read too.
         self.probed = {}
+        # The last `mlnx_qos -i <port>` text: it also carries trust and PFC.
+        self.last_text = {}
 
     def available(self, port):
         if self.name == "mlnx_qos":
@@ -147,6 +162,7 @@ class Backend:
             text = self.probed.pop(port, None)
             if text is None:
                 text = self.run([self.tools["mlnx_qos"], "-i", port])[1]
+            self.last_text[port] = text
             return backends.mlnx_qos_state(text)
         if self.name == "dcb":
             dcb = self.tools["dcb"]
@@ -162,12 +178,90 @@ class Backend:
             outputs[2] = "[]"  # no HTB root: no filters of ours to read
         return backends.tc_state(*outputs, ceiling_mbps=self.ceiling(port))
 
-    def commands(self, port, plan):
+    def read_lossless(self, port):
+        """Trust and PFC of the port (call after read(): mlnx_qos reuses its text)."""
         if self.name == "mlnx_qos":
-            return [backends.mlnx_qos_args(self.tools["mlnx_qos"], port, plan)]
+            text = self.last_text.get(port)
+            if text is None:
+                text = self.run([self.tools["mlnx_qos"], "-i", port])[1]
+            return lossless_lib.mlnx_qos_state(text, f"mlnx_qos -i {port}")
+        dcb = self.tools["dcb"]
+        pfc = self.run([dcb, "-j", "pfc", "show", "dev", port])[1]
+        app = self.run([dcb, "-j", "app", "show", "dev", port, "dscp-prio"])[1]
+        return lossless_lib.dcb_state(pfc, app)
+
+    def commands(self, port, plan, lossless=None):
+        if self.name == "mlnx_qos":
+            argv = backends.mlnx_qos_args(self.tools["mlnx_qos"], port, plan)
+            return [argv + (lossless_lib.mlnx_qos_args(lossless) if lossless else [])]
         if self.name == "dcb":
-            return backends.dcb_args(self.tools["dcb"], port, plan, self.legacy_units)
+            commands = backends.dcb_args(self.tools["dcb"], port, plan, self.legacy_units)
+            if lossless:
+                commands += lossless_lib.dcb_args(self.tools["dcb"], port, lossless)
+            return commands
         return backends.tc_args(self.tools["tc"], port, plan, self.ceiling(port))
+
+
+def read_lossless(module, backend, port):
+    try:
+        return backend.read_lossless(port)
+    except lossless_lib.LosslessReadError as exc:
+        module.fail_json(msg=f"lossless: {port}: {exc}", path="cxfab_roce.lossless")
+    return {}
+
+
+def apply_ecn(module, lossless, port_results):
+    """Per lossless port: ECN knobs read, enabled where off, read back. Results go into
+    port_results[port]['ecn']; returns {port: {changed, missing, paths}}."""
+    out = {}
+    for port in lossless["ports"]:
+        try:
+            before = lossless_lib.ecn_state(SYSFS_ROOT, port, lossless["ecn_priorities"])
+        except lossless_lib.LosslessReadError as exc:
+            module.fail_json(msg=f"lossless: {exc}", path="cxfab_roce.lossless")
+        paths = [
+            lossless_lib.ecn_path(SYSFS_ROOT, port, *knob.split("/"))
+            for knob, value in sorted(before.items())
+            if value is not None
+        ]
+        off = lossless_lib.ecn_to_enable(SYSFS_ROOT, port, before)
+        after = before
+        if off and not module.check_mode:
+            errors = lossless_lib.ecn_enable(off)
+            if errors:
+                module.fail_json(msg="lossless: ECN not enabled: " + "; ".join(errors))
+            after = lossless_lib.ecn_state(SYSFS_ROOT, port, lossless["ecn_priorities"])
+            still = [knob for knob, value in after.items() if value == 0]
+            if still:
+                module.fail_json(msg=f"lossless: {port}: ECN {still} read 0 after writing 1")
+        elif off:
+            after = {knob: (1 if value == 0 else value) for knob, value in before.items()}
+        port_results.setdefault(port, {})["ecn"] = {"before": before, "after": after}
+        out[port] = {
+            "changed": bool(off),
+            "missing": lossless_lib.ecn_missing(port, before),
+            "paths": paths,
+        }
+    return out
+
+
+def apply_memlock(module, lossless, before_all, after_all):
+    """The limits.d file of the locked-memory limit; True when it changed."""
+    path = lossless_lib.MEMLOCK_FILE
+    wanted = lossless_lib.memlock_text(lossless["memlock_kb"])
+    try:
+        with open(path, encoding="utf-8") as handle:
+            current = handle.read()
+    except FileNotFoundError:
+        current = None
+    before_all[path], after_all[path] = current, wanted
+    if current == wanted:
+        return False
+    if not module.check_mode:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(wanted)
+    return True
 
 
 def choose_backend(module, run, port):
@@ -198,8 +292,16 @@ def main():
         supports_check_mode=True,
     )
     plan = module.params["structured"].get("qos")
+    lossless = module.params["structured"].get("lossless")
     if not plan:
-        module.exit_json(changed=False, ports={}, plan=None, reapply_commands={}, persisted=[])
+        module.exit_json(
+            changed=False,
+            ports={},
+            plan=None,
+            reapply_commands={},
+            persisted=[],
+            lossless_missing=[],
+        )
     ports = module.params["ports"] or plan["ports"]
     for port in ports:
         if not os.path.exists(f"/sys/class/net/{port}"):
@@ -220,7 +322,18 @@ def main():
         expected = backends.expected_state(plan, backend.name)
         observed = backend.read(port)
         found = backends.differences(expected, observed)
-        commands = backend.commands(port, plan)
+        port_lossless = lossless if lossless and port in lossless["ports"] else None
+        if port_lossless:
+            if backend.name == "tc":
+                module.fail_json(
+                    msg=f"lossless: {port} has no DCB (neither mlnx_qos nor dcb answers for "
+                    "it): PFC and DSCP trust cannot be set, so RoCE on it cannot be lossless",
+                    path="cxfab_roce.lossless",
+                )
+            expected.update(lossless_lib.expected_state(port_lossless))
+            observed.update(read_lossless(module, backend, port))
+            found += lossless_lib.differences(expected, observed)
+        commands = backend.commands(port, plan, port_lossless)
         reapply[port] = commands
         before_all[port] = observed
         if found:
@@ -231,6 +344,9 @@ def main():
                     run(command, check=command[1:3] != ["qdisc", "del"])
                 observed = backend.read(port)
                 left = backends.differences(expected, observed)
+                if port_lossless:
+                    observed.update(read_lossless(module, backend, port))
+                    left += lossless_lib.differences(expected, observed)
                 if left:
                     module.fail_json(
                         msg=f"{port}: {backend.name} read-back differs after apply: "
@@ -247,12 +363,20 @@ def main():
             "observed": observed,
             "differences_before": found,
         }
+    ecn = apply_ecn(module, lossless, port_results) if lossless else {}
+    missing = [m for port in sorted(ecn) for m in ecn[port]["missing"]]
+    for message in missing:
+        module.warn(f"lossless: {message}")
+    changed |= any(info["changed"] for info in ecn.values())
+    if lossless:
+        changed |= apply_memlock(module, lossless, before_all, after_all)
     persisted = []
     if module.params["persist"]:
         sources = agent.package_sources([hostnet, cpulist, irq, agent])
-        persisted = agent.install(
-            "qos", {"commands": reapply}, sources, apply=not module.check_mode
-        )
+        section = {"commands": reapply}
+        if ecn:
+            section["ecn"] = {port: info["paths"] for port, info in sorted(ecn.items())}
+        persisted = agent.install("qos", section, sources, apply=not module.check_mode)
         if persisted and os.path.isdir("/run/systemd/system") and not module.check_mode:
             module.run_command(["systemctl", "daemon-reload"], check_rc=True)
             module.run_command(["systemctl", "enable", agent.UNIT_NAME], check_rc=True)
@@ -262,6 +386,7 @@ def main():
         plan=plan,
         reapply_commands=reapply,
         persisted=persisted,
+        lossless_missing=missing,
         diff={"before": before_all, "after": after_all},
     )
 

@@ -163,7 +163,11 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         found += probe_checks(name, facts.get("probes") or [])
         found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
         found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
-    return found + qos_readback_checks(name, data.get("qos"))
+    return (
+        found
+        + qos_readback_checks(name, data.get("qos"))
+        + lossless_checks(name, sc, data.get("qos"))
+    )
 
 
 def _nic(result: dict) -> dict:
@@ -327,6 +331,65 @@ def qos_readback_checks(name: str, result) -> list[dict]:
         found = info.get("differences_before") or []
         observed = "; ".join(found) or f"as planned (backend {info.get('backend')})"
         out.judge(f"qos.readback.{port}", not found, expected, observed)
+    return out
+
+
+def lossless_checks(name: str, sc: dict, result) -> list[dict]:
+    """Trust, PFC and ECN of each lossless port, as cxfab_host_qos (check mode) read them."""
+    out = Checks(name, "lossless")
+    plan = sc.get("lossless")
+    if not plan:
+        out.skip(
+            "lossless.host",
+            "lossless RoCE (trust dscp, PFC, ECN)",
+            "not configured: cxfab_roce.lossless is off or the host carries no RoCE VLAN",
+        )
+        return out
+    pfc_on = [p for p, flag in enumerate(plan["pfc"]) if flag]
+    expected = {
+        "trust": f"trust {plan['trust']}",
+        "pfc": f"PFC on priorities {pfc_on} only",
+        "ecn": f"ECN (roce_np, roce_rp) on priorities {plan['ecn_priorities']}",
+    }
+    if _absent(result) or _failed(result):
+        why = "not read" if _absent(result) else str(result.get("msg", "failed"))
+        for port in plan["ports"]:
+            for kind, text in expected.items():
+                out.fail(f"{kind}.{port}", text, "unreadable", why)
+        return out
+    ports = result.get("ports") or {}
+    for port in plan["ports"]:
+        info = ports.get(port) or {}
+        observed = info.get("observed") or {}
+        trust = observed.get("trust")
+        out.judge(f"trust.{port}", trust == plan["trust"], expected["trust"],
+                  f"trust {trust}" if trust else "not read")  # fmt: skip
+        pfc = observed.get("pfc")
+        seen = [p for p, flag in enumerate(pfc) if flag] if isinstance(pfc, list) else None
+        out.judge(f"pfc.{port}", pfc == plan["pfc"], expected["pfc"],
+                  f"PFC on priorities {seen}" if seen is not None else "not read")  # fmt: skip
+        knobs = (info.get("ecn") or {}).get("before")
+        if not knobs:
+            out.fail(f"ecn.{port}", expected["ecn"], "not read")
+            continue
+        missing = sorted(k for k, v in knobs.items() if v is None)
+        off = sorted(k for k, v in knobs.items() if v == 0)
+        observed_ecn = ", ".join(f"{k} {'-' if v is None else v}" for k, v in sorted(knobs.items()))
+        if off:
+            out.fail(f"ecn.{port}", expected["ecn"], observed_ecn, f"ECN off: {', '.join(off)}")
+        elif missing:
+            out.append(
+                out._shape(
+                    f"ecn.{port}",
+                    "warn",
+                    expected["ecn"],
+                    observed_ecn,
+                    f"the driver exposes no ECN knob {', '.join(missing)}: ECN could be "
+                    "neither set nor read on this port",
+                )
+            )
+        else:
+            out.judge(f"ecn.{port}", True, expected["ecn"], observed_ecn)
     return out
 
 

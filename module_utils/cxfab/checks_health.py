@@ -8,6 +8,7 @@ checks in the report's shape:
     cable.<netdev>.supported  the cable is on `cxfab_supported_cables` (warn if not)
     flap.<netdev>             no carrier/link-down event between start and end
     counters.<netdev>         no error/discard counter grew between start and end
+    pfc.<netdev>.counters     lossless RoCE: the RoCE priority's pause counters read
     pcie.<nic>.link           PCIe link at the card's capability
     temp.<nic>                ASIC temperature under the limit
     nvconfig.<nic>.<PARAM>    every pinned mlxconfig parameter, Current and Next Boot
@@ -326,7 +327,35 @@ def host_health_checks(
                 out.append(cable)
             out.append(flap_check(name, first, data))
             out.append(counters_check(name, first, data))
+            lossless = host.get("lossless")
+            if lossless and port["netdev"] in lossless["ports"]:
+                out.append(pause_counters_check(name, lossless["priority"], first, data))
     return out
+
+
+def pause_counters_check(target, priority, start, end) -> dict:
+    """The PFC pause counters of the RoCE priority were read (and how they moved)."""
+    netdev = end["netdev"]
+    check_id = f"pfc.{netdev}.counters"
+    names = (f"rx_prio{priority}_pause", f"tx_prio{priority}_pause")
+    expected = f"{' and '.join(names)} read (ethtool -S)"
+    if end.get("counters_error"):
+        return _check(target, "lossless", check_id, "fail", expected, "unreadable",
+                      end["counters_error"])  # fmt: skip
+    if end.get("counters_absent"):
+        reason = end["counters_absent"]
+        return _check(target, "lossless", check_id, "skip", expected, "not measured", reason)
+    now = (end.get("counters") or {}).get("pause") or {}
+    before = ((start or {}).get("counters") or {}).get("pause") or {}
+    found = [name for name in names if name in now]
+    if not found:
+        return _check(target, "lossless", check_id, "skip", expected, "not measured",
+                      f"the driver of {netdev} reports no per-priority pause counters")  # fmt: skip
+    observed = ", ".join(
+        f"{name} {now[name]}" + (f" (+{now[name] - before[name]})" if name in before else "")
+        for name in found
+    )
+    return _check(target, "lossless", check_id, "pass", expected, observed)
 
 
 def health_checks(hosts: dict, health: dict, supported_cables=None, max_temp_c=None) -> list:

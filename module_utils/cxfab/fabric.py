@@ -3,7 +3,7 @@
 The fabric document is the one source of truth every stage reads:
 
     {fabric_name, switch_pairs, vlans, hosts: {<inventory_hostname>: cxfab_host}, workloads,
-     supported_cables}
+     supported_cables, roce}
 
 Its pieces come from these inventory variables (see docs/data-model.md).
 """
@@ -22,6 +22,7 @@ FABRIC_VARS = {
     "vlans": "cxfab_vlans",
     "workloads": "cxfab_workloads",
     "supported_cables": "cxfab_supported_cables",
+    "roce": "cxfab_roce",
 }
 # The per-host variable (host_vars/<host>/) that becomes hosts.<host>.
 HOST_VAR = "cxfab_host"

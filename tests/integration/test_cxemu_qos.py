@@ -182,3 +182,24 @@ def test_ratelimit_programs_kernel_shaper(qos_state, netns):
         check=True,
     ).stdout
     assert "htb" not in qdisc
+
+
+def test_trust_and_pfc_are_kept_and_printed_like_the_real_tool(qos_state):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "module_utils"))
+    from cxfab.hostnet import lossless
+
+    before = lossless.mlnx_qos_state(_run(qos_state, "-i", "cxq0").stdout)
+    assert before == {"trust": "pcp", "pfc": [0] * 8}
+    applied = _run(qos_state, "-i", "cxq0", "--trust=dscp", "--pfc=0,0,0,1,0,0,0,0")
+    assert applied.returncode == 0, applied.stdout
+    shown = _run(qos_state, "-i", "cxq0").stdout
+    assert "dscp2prio mapping:\n\tprio:0 dscp:07,06,05,04,03,02,01,00,\n" in shown
+    assert "\tprio:3 dscp:31,30,29,28,27,26,25,24,\n" in shown
+    assert "\tenabled     0   0   0   1   0   0   0   0   \n" in shown
+    assert lossless.mlnx_qos_state(shown) == {"trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0]}
+    # The other port of the card keeps its own state.
+    assert lossless.mlnx_qos_state(_run(qos_state, "-i", "cxq1").stdout)["pfc"] == [0] * 8
+    assert _run(qos_state, "-i", "cxq0", "--trust=l3").returncode == 1
+    back = _run(qos_state, "-i", "cxq0", "--trust=pcp", "--pfc=0,0,0,0,0,0,0,0").stdout
+    assert "dscp2prio" not in back
+    assert lossless.mlnx_qos_state(back) == {"trust": "pcp", "pfc": [0] * 8}

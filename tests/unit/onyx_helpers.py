@@ -29,8 +29,12 @@ def inventory_fabric(inventory: Path) -> dict:
     return cxfab_fabric.normalise(cxfab_fabric.assemble(group_vars, host_vars))
 
 
-def example_fabric() -> dict:
-    return inventory_fabric(REPO / "inventories" / "example")
+def example_fabric(lossless: bool = True) -> dict:
+    """The example fabric; lossless=False matches the real 3.6.5000 capture in FIXTURES,
+    which was taken from a pair without lossless RoCE."""
+    fabric = inventory_fabric(REPO / "inventories" / "example")
+    fabric["roce"]["lossless"] = lossless
+    return fabric
 
 
 def intended(fabric: dict, switch: str, prune: bool = True) -> tuple[dict, str]:

@@ -860,3 +860,56 @@ def test_all_checks_only_sections_that_ran():
     ids = {c["id"] for c in everything["checks"]}
     assert {"perf.tcp_vs_iperf3", "qos.vlan10.throughput", "irq.ens1f0"} <= ids
     assert everything["bandwidth"] and everything["qos"]
+
+
+# ---------------------------------------------------------------- lossless RoCE
+LOSSLESS = {
+    "priority": 3,
+    "ports": ["ens1f0"],
+    "trust": "dscp",
+    "pfc": [0, 0, 0, 1, 0, 0, 0, 0],
+    "ecn_priorities": [3],
+}
+
+
+def qos_result(trust="dscp", pfc=None, knobs=None):
+    observed = {"prio_tc": [0] * 8, "tcs": {}, "trust": trust, "pfc": pfc or LOSSLESS["pfc"]}
+    ecn = {"before": knobs if knobs is not None else {"roce_np/3": 1, "roce_rp/3": 1}}
+    return {"changed": False, "plan": {}, "ports": {"ens1f0": {"observed": observed, "ecn": ecn}}}
+
+
+def lossless_by_id(result, plan=LOSSLESS):
+    return {c["id"]: c for c in checks.lossless_checks("h1", {"lossless": plan}, result)}
+
+
+def test_lossless_host_checks_pass_on_what_was_read():
+    found = lossless_by_id(qos_result())
+    assert {c["status"] for c in found.values()} == {"pass"}
+    assert found["pfc.ens1f0"]["observed"] == "PFC on priorities [3]"
+    assert found["ecn.ens1f0"]["observed"] == "roce_np/3 1, roce_rp/3 1"
+
+
+def test_a_removed_pfc_setting_or_pcp_trust_fails_with_the_value_read():
+    found = lossless_by_id(qos_result(trust="pcp", pfc=[0] * 8))
+    assert found["trust.ens1f0"]["status"] == "fail"
+    assert found["trust.ens1f0"]["observed"] == "trust pcp"
+    assert (found["pfc.ens1f0"]["status"], found["pfc.ens1f0"]["observed"]) == (
+        "fail",
+        "PFC on priorities []",
+    )
+
+
+def test_ecn_off_fails_and_a_missing_knob_warns_by_name():
+    off = lossless_by_id(qos_result(knobs={"roce_np/3": 1, "roce_rp/3": 0}))["ecn.ens1f0"]
+    assert off["status"] == "fail" and off["message"] == "ECN off: roce_rp/3"
+    bare = lossless_by_id(qos_result(knobs={"roce_np/3": None, "roce_rp/3": None}))["ecn.ens1f0"]
+    assert bare["status"] == "warn" and "roce_np/3, roce_rp/3" in bare["message"]
+
+
+def test_lossless_checks_fail_on_an_unreadable_result_and_skip_when_off():
+    failed = lossless_by_id({"failed": True, "msg": "mlnx_qos -i ens1f0: no trust state"})
+    assert {c["status"] for c in failed.values()} == {"fail"}
+    assert set(failed) == {"trust.ens1f0", "pfc.ens1f0", "ecn.ens1f0"}
+    off = lossless_by_id(qos_result(), plan=None)
+    assert list(off) == ["lossless.host"] and off["lossless.host"]["status"] == "skip"
+    assert off["lossless.host"]["message"].startswith("not configured")

@@ -230,3 +230,31 @@ def test_hosts_without_nics_add_nothing():
 )
 def test_link_speed_words(speed, width, gbps):
     assert link_gbps(speed, width) == gbps
+
+
+# ---------------------------------------------------------------- lossless RoCE
+LOSSLESS_HOST = {"nics": NICS, "lossless": {"priority": 3, "ports": ["ens4"]}}
+
+
+def run_lossless(health):
+    return by_id(host_health_checks("h1", LOSSLESS_HOST, health))
+
+
+def test_pause_counters_of_the_roce_priority_are_read_with_their_growth():
+    before = {**COUNTERS, "pause": {"rx_prio3_pause": 120, "tx_prio3_pause": 44}}
+    after = {**COUNTERS, "pause": {"rx_prio3_pause": 180, "tx_prio3_pause": 44}}
+    check = run_lossless(snapshots(port(counters=after), port(counters=before)))[
+        "pfc.ens4.counters"
+    ]
+    assert check["status"] == "pass" and check["category"] == "lossless"
+    assert check["observed"] == "rx_prio3_pause 180 (+60), tx_prio3_pause 44 (+0)"
+    # No lossless plan: no such check.
+    assert "pfc.ens4.counters" not in run(snapshots())
+
+
+def test_pause_counters_missing_skip_and_unreadable_fail():
+    check = run_lossless(snapshots())["pfc.ens4.counters"]
+    assert check["status"] == "skip" and "no per-priority pause counters" in check["message"]
+    broken = port(counters=None, counters_error="`ethtool -S ens4` failed (rc=96)")
+    check = run_lossless(snapshots(broken))["pfc.ens4.counters"]
+    assert (check["status"], check["observed"]) == ("fail", "unreadable")

@@ -105,3 +105,78 @@ def test_secrets_are_redacted_from_backups():
     assert "secrethashvalue" not in clean and "s3cret" not in clean
     assert "username admin password <redacted>" in clean
     assert "interface vlan 10 mtu 9000" in clean
+
+
+# ---------------------------------------------------------------- lossless RoCE
+CORPUS = FIXTURES / "corpus"
+
+
+def test_dcb_pfc_layouts_parse():
+    on = health.parse_show_dcb_pfc((CORPUS / "dcb_pfc.txt").read_text())
+    assert on["enabled"] is True and on["priorities"] == [3]
+    assert on["ports"]["1/2"] == {"admin": "Auto", "oper": "Enabled"}
+    assert on["ports"]["1/3"]["oper"] == "Disabled"
+    off = health.parse_show_dcb_pfc((CORPUS / "dcb_pfc_disabled.txt").read_text())
+    assert off["enabled"] is False and off["priorities"] == []
+    assert off["ports"]["1/1"] == {"admin": "On", "oper": "Disabled"}
+
+
+def test_dcb_pfc_unreadable_replies_fail_closed():
+    for text, why in (
+        ("", "no PFC, Priority Enabled List"),
+        ("PFC: enabled\nPriority Enabled List: 3\n", "no Interface / PFC admin / PFC oper"),
+        ("PFC: enabled\nPriority Enabled List: high\n", "not 0-7"),
+    ):
+        try:
+            health.parse_show_dcb_pfc(text)
+        except health.ReadError as exc:
+            assert why in str(exc) and "show dcb priority-flow-control" in str(exc)
+        else:
+            raise AssertionError(f"{text!r} was read")
+
+
+def _lossless_outputs(running):
+    return {
+        **_outputs("show_mlag_healthy.txt"),
+        "pfc": (CORPUS / "dcb_pfc.txt").read_text(),
+        "running": running,
+    }
+
+
+def test_lossless_checks_read_pfc_per_port_trust_and_ecn():
+    sc, text = intended(example_fabric(), "sw-a")
+    assert health.needed_shows(sc)[-2:] == ["pfc", "running"]
+    checks = _by_id(health.switch_checks(sc, _lossless_outputs(text), {}))
+    for check_id in ("pfc.priority", "pfc.1/1", "pfc.1/2", "trust.1/1", "ecn.1/2"):
+        assert checks[check_id]["status"] == "pass", checks[check_id]
+        assert checks[check_id]["category"] == "lossless"
+    assert checks["ecn.1/1"]["observed"] == "ECN 150-1500 KB"
+
+
+def test_a_removed_pfc_or_trust_line_is_caught():
+    sc, text = intended(example_fabric(), "sw-a")
+    running = text.replace("interface ethernet 1/2 qos trust L3\n", "")
+    pfc = (
+        (CORPUS / "dcb_pfc.txt")
+        .read_text()
+        .replace(
+            "Eth1/2           Auto             Enabled",
+            "Eth1/2           Auto             Disabled",
+        )
+    )
+    outputs = {**_lossless_outputs(running), "pfc": pfc}
+    checks = _by_id(health.switch_checks(sc, outputs, {}))
+    assert checks["pfc.1/2"]["status"] == "fail"
+    assert checks["pfc.1/2"]["observed"] == "PFC admin Auto, oper Disabled"
+    assert checks["trust.1/2"]["status"] == "fail"
+    assert checks["trust.1/2"]["observed"] == "no qos trust line (default L2)"
+    assert checks["trust.1/1"]["status"] == "pass"
+
+
+def test_lossless_checks_fail_when_the_shows_could_not_be_read():
+    sc, _ = intended(example_fabric(), "sw-a")
+    outputs = {**_outputs("show_mlag_healthy.txt"), "pfc": "", "running": None}
+    checks = _by_id(health.switch_checks(sc, outputs, {"running": "% timeout"}))
+    assert checks["pfc.priority"]["status"] == "fail"
+    assert "could not read `show dcb priority-flow-control`" in checks["pfc.priority"]["observed"]
+    assert checks["ecn.1/1"]["status"] == "fail" and "% timeout" in checks["ecn.1/1"]["observed"]

@@ -25,7 +25,7 @@ def test_blank_switch_gets_exactly_the_rendered_lines_in_order():
 
 def test_real_3_6_config_round_trips_with_no_diff():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    plan = _plan(example_fabric(), running)
+    plan = _plan(example_fabric(lossless=False), running)
     assert plan.lines == []
     assert plan.before == plan.after
 
@@ -37,7 +37,7 @@ def test_second_run_is_empty():
 
 def test_removing_a_vlan_removes_gateway_svi_membership_then_vlan():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    fabric = example_fabric()
+    fabric = example_fabric(lossless=False)
     fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 30]
     for mpo in fabric["switch_pairs"][0]["mpos"]:
         mpo["allowed_vlans"].remove(30)
@@ -52,15 +52,15 @@ def test_removing_a_vlan_removes_gateway_svi_membership_then_vlan():
 
 def test_without_prune_an_unknown_vlan_stays_and_state_absent_removes():
     running = "vlan 77\nvlan 77 name other\n" + (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    assert "no vlan 77" in _plan(example_fabric(), running).lines
-    assert _plan(example_fabric(), running, prune=False).lines == []
-    fabric = example_fabric()
+    assert "no vlan 77" in _plan(example_fabric(lossless=False), running).lines
+    assert _plan(example_fabric(lossless=False), running, prune=False).lines == []
+    fabric = example_fabric(lossless=False)
     fabric["vlans"].append({"id": 77, "state": "absent", "gateway": {"mode": "none"}})
     assert _plan(fabric, running, prune=False).lines == ["no vlan 77"]
 
 
 def test_vlan_1_is_never_deleted():
-    fabric = example_fabric()
+    fabric = example_fabric(lossless=False)
     fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 1]
     lines = _plan(fabric, (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()).lines
     assert "no interface vlan 1" in lines
@@ -68,7 +68,7 @@ def test_vlan_1_is_never_deleted():
 
 
 def test_lacp_mode_change_removes_and_re_adds_the_member():
-    fabric = example_fabric()
+    fabric = example_fabric(lossless=False)
     fabric["switch_pairs"][0]["mpos"][0]["lacp_mode"] = "passive"
     lines = _plan(fabric, (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()).lines
     assert lines == [
@@ -78,7 +78,7 @@ def test_lacp_mode_change_removes_and_re_adds_the_member():
 
 
 def test_magp_to_vrrp_spreads_masters_and_removes_magp_first():
-    fabric = example_fabric()
+    fabric = example_fabric(lossless=False)
     for vlan in fabric["vlans"]:
         if vlan["id"] in (10, 20):
             vlan["gateway"] = {
@@ -98,7 +98,7 @@ def test_magp_to_vrrp_spreads_masters_and_removes_magp_first():
 
 def test_removing_the_mlag_follows_the_teardown_order():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    fabric = copy.deepcopy(example_fabric())
+    fabric = copy.deepcopy(example_fabric(lossless=False))
     pair = fabric["switch_pairs"][0]
     del pair["mlag"]
     pair["mpos"] = []
@@ -145,3 +145,96 @@ def test_a_revert_plan_restores_the_snapshot_with_teardown_order():
     assert plan.lines.index("mlag shutdown") < plan.lines.index("no protocol mlag")
     deploy = make_plan(parse_running_config(""), parse_running_config(text), Scope.all())
     assert "no lacp" not in deploy.lines and "no ip routing" not in deploy.lines
+
+
+# ---------------------------------------------------------------- lossless RoCE
+LOSSLESS_A = [
+    "dcb priority-flow-control priority 3 enable",
+    "interface ethernet 1/1 dcb priority-flow-control mode on force",
+    "interface ethernet 1/2 dcb priority-flow-control mode on force",
+    "interface ethernet 1/1 qos trust L3",
+    "interface ethernet 1/2 qos trust L3",
+    "interface ethernet 1/1 traffic-class 3 congestion-control ecn "
+    "minimum-absolute 150 maximum-absolute 1500",
+    "interface ethernet 1/2 traffic-class 3 congestion-control ecn "
+    "minimum-absolute 150 maximum-absolute 1500",
+]
+
+
+def test_turning_lossless_on_sends_only_the_lossless_lines_after_global_pfc():
+    running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    assert "dcb priority-flow-control enable force" in running
+    assert _plan(example_fabric(), running).lines == LOSSLESS_A
+
+
+def test_lossless_lines_parse_back_so_a_second_plan_is_empty():
+    _, text = intended(example_fabric(), "sw-a")
+    parsed = parse_running_config(text)
+    assert parsed.get(("pfc_priority", 3)) is True
+    assert parsed.get(("eth_pfc", "1/2")) is True
+    assert parsed.get(("eth_trust", "1/1")) == "L3"
+    assert parsed.get(("eth_ecn", "1/1", 3)) == (150, 1500)
+    assert parsed.unknown == []
+    assert _plan(example_fabric(), text).lines == []
+
+
+def test_compressed_lossless_ranges_read_like_the_expanded_lines():
+    _, text = intended(example_fabric(), "sw-a")
+    compressed = "\n".join(
+        line
+        for line in text.splitlines()
+        if not line.startswith("interface ethernet")
+        or not any(word in line for word in ("priority-flow-control", "qos", "traffic-class"))
+    )
+    compressed += (
+        "\n   interface ethernet 1/1-1/2 dcb priority-flow-control mode on force"
+        "\n   interface ethernet 1/1-1/2 qos trust l3"
+        "\n   interface ethernet 1/1-1/2 traffic-class 3 congestion-control ecn "
+        "minimum-absolute 150 maximum-absolute 1500\n"
+    )
+    assert _plan(example_fabric(), compressed).lines == []
+
+
+def test_changed_ecn_thresholds_overwrite_only_the_ecn_lines():
+    _, text = intended(example_fabric(), "sw-a")
+    fabric = example_fabric()
+    fabric["roce"]["ecn"] = {"min_kb": 300, "max_kb": 3000}
+    assert _plan(fabric, text).lines == [
+        f"interface ethernet 1/{n} traffic-class 3 congestion-control ecn "
+        "minimum-absolute 300 maximum-absolute 3000"
+        for n in (1, 2)
+    ]
+
+
+def test_turning_lossless_off_tears_it_down_first_and_keeps_global_pfc():
+    _, text = intended(example_fabric(), "sw-a")
+    lines = _plan(example_fabric(lossless=False), text).lines
+    assert lines == [
+        "interface ethernet 1/1 no traffic-class 3 congestion-control",
+        "interface ethernet 1/2 no traffic-class 3 congestion-control",
+        "interface ethernet 1/1 no qos trust",
+        "interface ethernet 1/2 no qos trust",
+        "interface ethernet 1/1 no dcb priority-flow-control mode force",
+        "interface ethernet 1/2 no dcb priority-flow-control mode force",
+        "no dcb priority-flow-control priority 3 enable",
+    ]
+
+
+def test_without_prune_lossless_lines_on_other_ports_stay():
+    _, text = intended(example_fabric(), "sw-a")
+    running = text + (
+        "interface ethernet 1/20 qos trust L3\n"
+        "interface ethernet 1/20 dcb priority-flow-control mode on force\n"
+    )
+    assert "interface ethernet 1/20 no qos trust" in _plan(example_fabric(), running).lines
+    assert _plan(example_fabric(), running, prune=False).lines == []
+
+
+def test_a_revert_removes_lossless_before_the_gateway():
+    _, text = intended(example_fabric(), "sw-a")
+    plan = make_plan(parse_running_config(""), parse_running_config(text), Scope.all(), True)
+    first_gateway = next(i for i, line in enumerate(plan.lines) if "magp" in line)
+    lossless = [i for i, line in enumerate(plan.lines) if "congestion-control" in line]
+    assert lossless and max(lossless) < first_gateway
+    assert plan.lines.index("no dcb priority-flow-control priority 3 enable") < first_gateway
+    assert "no dcb priority-flow-control enable force" in plan.lines

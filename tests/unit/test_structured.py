@@ -111,3 +111,37 @@ def test_write_structured_rewrites_only_what_changed_and_removes_gone_devices(tm
     assert write_structured(str(tmp_path), devices) == ([], [])
     assert write_structured(str(tmp_path), {"a": {"x": 3}}) == (["a"], ["b"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yml"]
+
+
+def test_lossless_host_section_enables_pfc_and_ecn_on_the_roce_priority_only():
+    sc = hosts.build(example_fabric(), "cardamine")
+    lossless = sc["lossless"]
+    assert lossless["ports"] == ["enp23s0f0", "enp23s0f1"]
+    assert (lossless["trust"], lossless["priority"]) == ("dscp", 3)
+    assert lossless["pfc"] == [0, 0, 0, 1, 0, 0, 0, 0]
+    assert lossless["ecn_priorities"] == [3]
+    # The egress map of the RoCE VLAN writes the PFC priority (rule roce-egress-on-pfc-priority).
+    vlan20 = next(v for v in sc["network"]["vlans"] if v["id"] == 20)
+    assert set(vlan20["egress_qos_map"].values()) == {3}
+    assert lossless["roce"] == {"vlans": [20], "dscp": 26, "tos": 104, "gid_type": "RoCE v2"}
+
+
+def test_lossless_is_absent_when_off_or_when_the_host_carries_no_roce_vlan():
+    assert hosts.build(example_fabric(lossless=False), "cardamine")["lossless"] is None
+    fabric = example_fabric()
+    fabric["hosts"]["cardamine"]["vlans"] = [
+        v for v in fabric["hosts"]["cardamine"]["vlans"] if v["id"] != 20
+    ]
+    assert hosts.build(fabric, "cardamine")["lossless"] is None
+    assert hosts.build(fabric, "apricot")["lossless"] is not None
+
+
+def test_switch_lossless_covers_the_ports_of_mpos_carrying_roce_and_global_pfc():
+    fabric = example_fabric()
+    fabric["switch_pairs"][0]["mpos"][1]["allowed_vlans"] = [10, 30]
+    sc = build_all(fabric)["sw-a"]
+    assert sc["lossless"]["ports"] == ["1/1"]  # MPO 2 (port 1/2) no longer carries VLAN 20
+    assert sc["lossless"]["ecn"] == {"traffic_class": 3, "min_kb": 150, "max_kb": 1500}
+    assert sc["protocols"]["dcb_pfc"] is True
+    assert sc["scope"]["lossless_ports"] == ["1/1", "1/2", "1/35", "1/36"]
+    assert build_all(example_fabric(lossless=False))["sw-a"]["lossless"] is None

@@ -32,6 +32,7 @@ def test_example_inventory_validates():
         "hosts",
         "workloads",
         "supported_cables",
+        "roce",
     ]
     assert set(result.fabric["hosts"]) == {"cardamine", "apricot"}
 

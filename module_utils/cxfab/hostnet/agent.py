@@ -146,6 +146,14 @@ def _apply_qos(section: dict) -> list[str]:
             # Removing a root qdisc that is not there fails harmlessly.
             if result.returncode != 0 and argv[1:3] != ["qdisc", "del"]:
                 errors.append(f"qos {port}: {' '.join(argv)}: {result.stderr.strip()}")
+    # Lossless RoCE: the ECN knobs (sysfs files the driver resets with the port).
+    for port, paths in section.get("ecn", {}).items():
+        for path in paths:
+            try:
+                with open(path, "w", encoding="ascii") as handle:
+                    handle.write("1\n")
+            except OSError as exc:
+                errors.append(f"ecn {port}: {path}: {exc.strerror or exc}")
     return errors
 
 
@@ -180,7 +188,10 @@ def main(argv=None) -> int:
             return 0
         # A port that came back up needs only its own QoS; IRQs are looked up again.
         if qos and args.interface in qos.get("commands", {}):
-            qos = {"commands": {args.interface: qos["commands"][args.interface]}}
+            qos = {
+                "commands": {args.interface: qos["commands"][args.interface]},
+                "ecn": {args.interface: (qos.get("ecn") or {}).get(args.interface, [])},
+            }
         elif qos:
             qos = None
     errors = (_apply_irq(irq) if irq else []) + (_apply_qos(qos) if qos else [])

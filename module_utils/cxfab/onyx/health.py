@@ -20,6 +20,7 @@ import re
 
 from . import health_json
 from .addressing import AddressError, mac
+from .parser import parse_running_config
 from .readerror import ReadError
 from .readerror import unreadable as _unreadable
 from .version import VersionError, at_least
@@ -234,6 +235,43 @@ def parse_configuration_files(text: str) -> dict:
 
 
 # --------------------------------------------------------------------- checks
+_PFC_PORT_ROW = re.compile(r"^\s*Eth(\d+/\d+(?:/\d+)?)\s+(\S+)\s+(\S+)\s*$")
+
+
+def parse_show_dcb_pfc(text: str) -> dict:
+    """`show dcb priority-flow-control`: global state, enabled priorities, per-port state.
+
+    Layout (Onyx 3.x; NVIDIA/SmartX RoCE guides' captures, and the JSON keys the
+    mellanox.onyx onyx_pfc_interface module reads): `PFC: enabled`, `Priority
+    Enabled List: 3`, `Priority Disabled List: ...`, then a table
+    `Interface  PFC admin  PFC oper` with one `Eth1/1  Auto  Enabled` row per port.
+    """
+    command = "show dcb priority-flow-control"
+    kv = _kv_lines(text)
+    _required(kv, ("PFC", "Priority Enabled List"), command, text)
+    words = kv["Priority Enabled List"].replace(",", " ").split()
+    if not all(word.isdigit() and int(word) < 8 for word in words):
+        raise _unreadable(command, text, "the enabled priorities are not 0-7")
+    if not any("PFC admin" in line and "PFC oper" in line for line in (text or "").splitlines()):
+        raise _unreadable(command, text, "no Interface / PFC admin / PFC oper table")
+    ports = {}
+    for line in text.splitlines():
+        match = _PFC_PORT_ROW.match(line)
+        if match:
+            ports[match.group(1)] = {"admin": match.group(2), "oper": match.group(3)}
+    return {
+        "enabled": kv["PFC"].strip().lower() == "enabled",
+        "priorities": sorted(int(word) for word in words),
+        "ports": ports,
+    }
+
+
+def _parse_running(text: str):
+    if not (text or "").strip():
+        raise _unreadable("show running-config", text, "empty reply")
+    return parse_running_config(text)
+
+
 def _check(check_id, target, category, scope, ok, expected, observed, message=""):
     return {
         "id": check_id,
@@ -255,6 +293,8 @@ SHOW_COMMANDS = {
     "magp": "show magp",
     "vrrp": "show vrrp",
     "files": "show configuration files",
+    "pfc": "show dcb priority-flow-control",
+    "running": "show running-config",
 }
 
 
@@ -271,6 +311,8 @@ PARSERS = {
     "mpo": parse_mpo_summary,
     "magp": parse_show_magp,
     "vrrp": _parse_vrrp_text,
+    "pfc": parse_show_dcb_pfc,
+    "running": _parse_running,
 }
 
 # First release whose `| json-print` output is read for each show (3.6.6000: the
@@ -317,6 +359,8 @@ def needed_shows(structured: dict) -> list[str]:
         names.append("magp")
     if structured.get("vrrp"):
         names.append("vrrp")
+    if structured.get("lossless"):
+        names += ["pfc", "running"]
     return names
 
 
@@ -377,6 +421,56 @@ def switch_checks(
         checks += _magp_checks(structured, parsed.get("magp"), unavailable)
     if structured.get("vrrp"):
         checks += _vrrp_local_checks(structured, parsed.get("vrrp"), unavailable)
+    if structured.get("lossless"):
+        checks += lossless_checks(structured, parsed, unavailable)
+    return checks
+
+
+def lossless_checks(structured, parsed, unavailable) -> list[dict]:
+    """PFC on the RoCE priority and on each RoCE port (read from `show dcb
+    priority-flow-control`), DSCP trust and ECN thresholds (read from the running config)."""
+    name, intent = structured["switch"], structured["lossless"]
+    checks = []
+
+    def add(check_id, ok, expected, observed, message=""):
+        checks.append(_check(check_id, name, "lossless", "local", ok, expected, observed, message))
+
+    priority = intent["priority"]
+    pfc = parsed.get("pfc")
+    expected = f"PFC enabled, priority {priority} in the enabled list"
+    if pfc is None:
+        add("pfc.priority", False, expected, unavailable("pfc"))
+    else:
+        observed = (
+            f"PFC {'enabled' if pfc['enabled'] else 'disabled'}, "
+            f"enabled priorities {pfc['priorities'] or 'none'}"
+        )
+        add("pfc.priority", pfc["enabled"] and priority in pfc["priorities"], expected, observed)
+    for port in intent["ports"]:
+        expected = "PFC oper Enabled"
+        if pfc is None:
+            add(f"pfc.{port}", False, expected, unavailable("pfc"))
+            continue
+        row = pfc["ports"].get(port)
+        observed = f"PFC admin {row['admin']}, oper {row['oper']}" if row else "port not listed"
+        add(f"pfc.{port}", bool(row) and row["oper"] == "Enabled", expected, observed)
+    running = parsed.get("running")
+    ecn = intent["ecn"]
+    for port in intent["ports"]:
+        trust_expected = f"qos trust {intent['trust']}"
+        ecn_expected = (
+            f"traffic-class {ecn['traffic_class']} ECN {ecn['min_kb']}-{ecn['max_kb']} KB"
+        )
+        if running is None:
+            add(f"trust.{port}", False, trust_expected, unavailable("running"))
+            add(f"ecn.{port}", False, ecn_expected, unavailable("running"))
+            continue
+        trust = running.get(("eth_trust", port))
+        add(f"trust.{port}", trust == intent["trust"], trust_expected,
+            f"qos trust {trust}" if trust else "no qos trust line (default L2)")  # fmt: skip
+        marks = running.get(("eth_ecn", port, ecn["traffic_class"]))
+        observed = f"ECN {marks[0]}-{marks[1]} KB" if marks else "no ECN on the traffic class"
+        add(f"ecn.{port}", marks == (ecn["min_kb"], ecn["max_kb"]), ecn_expected, observed)
     return checks
 
 

@@ -45,6 +45,10 @@ _GLOBAL = [
         re.compile(r"^dcb priority-flow-control enable(?: force)?$"),
         lambda m: [(("protocol", "dcb pfc"), True)],
     ),
+    (
+        re.compile(r"^dcb priority-flow-control priority ([0-7]) enable$"),
+        lambda m: [(("pfc_priority", int(m.group(1))), True)],
+    ),
     (re.compile(r"^no mlag shutdown$"), lambda m: [(("mlag_enabled",), True)]),
     (re.compile(r"^mlag shutdown$"), lambda m: []),
     (
@@ -68,6 +72,9 @@ _GLOBAL = [
     ),
 ]
 
+# `qos trust` modes as Onyx prints them.
+_TRUST_MODES = {"l2": "L2", "l3": "L3", "both": "both", "port": "port"}
+
 _ETHERNET = [
     (
         re.compile(r"^channel-group (\d+) mode (active|passive|on)$"),
@@ -76,6 +83,21 @@ _ETHERNET = [
     (
         re.compile(r"^mlag-channel-group (\d+) mode (active|passive|on)$"),
         lambda p, m: [(("eth_channel", p), ("mlag-port-channel", int(m.group(1)), m.group(2)))],
+    ),
+    (
+        re.compile(r"^dcb priority-flow-control mode on(?: force)?$"),
+        lambda p, m: [(("eth_pfc", p), True)],
+    ),
+    (
+        re.compile(r"^qos trust (L2|L3|both|port)$", re.IGNORECASE),
+        lambda p, m: [(("eth_trust", p), _TRUST_MODES[m.group(1).lower()])],
+    ),
+    (
+        re.compile(
+            r"^traffic-class ([0-7]) congestion-control ecn "
+            r"minimum-absolute (\d+) maximum-absolute (\d+)$"
+        ),
+        lambda p, m: [(("eth_ecn", p, int(m.group(1))), (int(m.group(2)), int(m.group(3))))],
     ),
 ]
 

@@ -58,6 +58,8 @@ class Scope:
     mlag_port_channels: frozenset = frozenset()
     port_channels: frozenset = frozenset()
     mlag: bool = False
+    lossless: bool = False
+    lossless_ports: frozenset = frozenset()
 
     @classmethod
     def from_structured(cls, structured: dict) -> Scope:
@@ -68,6 +70,8 @@ class Scope:
             mlag_port_channels=frozenset(scope.get("mlag_port_channels", [])),
             port_channels=frozenset(scope.get("port_channels", [])),
             mlag=bool(scope.get("mlag", False)),
+            lossless=bool(scope.get("lossless", False)),
+            lossless_ports=frozenset(scope.get("lossless_ports", [])),
         )
 
     @classmethod
@@ -85,6 +89,11 @@ class Scope:
             return self.prune or owner_key[1] in self.mlag_port_channels
         if kind == "mlag":
             return self.prune or self.mlag
+        if kind == "lossless":
+            # The PFC priority is the fabric's; a port's lines are ours on the pair's ports.
+            if len(owner_key) == 1:
+                return self.prune or self.lossless
+            return self.prune or owner_key[1] in self.lossless_ports
         if kind == "po":
             if owner_key[1] in self.port_channels:
                 return True

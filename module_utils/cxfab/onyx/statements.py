@@ -16,7 +16,8 @@ For every kind this table also knows:
   owner      the object it belongs to, for the managed-scope rule.
 
 Teardown order (reference: NVIDIA MLAG pages, reversed build order):
-gateway (VRRP, MAGP) -> VLAN membership of the MPOs -> `mlag shutdown` ->
+lossless (ECN, DSCP trust, port PFC, then the PFC priority) -> gateway (VRRP, MAGP)
+-> VLAN membership of the MPOs -> `mlag shutdown` ->
 MPOs (shutdown, attributes, members, port-channel) -> `no mlag-vip` ->
 system MAC -> IPL peer-address -> SVIs -> PFC -> `no ipl` -> IPL members ->
 IPL port-channel -> VLANs -> `no protocol vrrp|magp|mlag`.
@@ -102,6 +103,10 @@ def _mpo_owner(st: Statement) -> tuple:
 
 def _mlag_owner(_st: Statement) -> tuple:
     return ("mlag",)
+
+
+def _lossless_port_owner(st: Statement) -> tuple:
+    return ("lossless", st.key[1])
 
 
 KINDS: dict[str, Kind] = {
@@ -227,6 +232,31 @@ KINDS: dict[str, Kind] = {
         ),
         parent=lambda key: ("magp", key[1], key[2]),
         owner=_vlan_owner,
+    ),
+    # Lossless RoCE (built last, so removed first): ECN, trust, port PFC, priority.
+    "eth_ecn": Kind(
+        rank=1,
+        remove=lambda st, _c: (
+            f"interface ethernet {st.key[1]} no traffic-class {st.key[2]} congestion-control"
+        ),
+        owner=_lossless_port_owner,
+    ),
+    "eth_trust": Kind(
+        rank=2,
+        remove=lambda st, _c: f"interface ethernet {st.key[1]} no qos trust",
+        owner=_lossless_port_owner,
+    ),
+    "eth_pfc": Kind(
+        rank=3,
+        remove=lambda st, _c: (
+            f"interface ethernet {st.key[1]} no dcb priority-flow-control mode force"
+        ),
+        owner=_lossless_port_owner,
+    ),
+    "pfc_priority": Kind(
+        rank=4,
+        remove=lambda st, _c: f"no dcb priority-flow-control priority {st.key[1]} enable",
+        owner=lambda _st: ("lossless",),
     ),
     "vrrp": Kind(
         rank=11,

@@ -22,7 +22,9 @@ Shape (lists in natural order, written to build/structured/<switch>.yml):
     vlan_interfaces: [{id, ip_address, mtu}]
     magp: [{vlan, instance, virtual_ip, virtual_mac}]
     vrrp: [{vlan, vrid, virtual_ip, priority, preempt, advertisement_interval}]
-    scope: {prune, vlans, mlag_port_channels, port_channels, mlag}
+    lossless: {priority, ports, trust, ecn: {traffic_class, min_kb, max_kb}} | null
+               (cxfab_roce.lossless on and an MPO of this switch carries a RoCE VLAN)
+    scope: {prune, vlans, mlag_port_channels, port_channels, mlag, lossless, lossless_ports}
 """
 
 from __future__ import annotations
@@ -128,6 +130,43 @@ def _gateway(vlan: dict, switch: str) -> tuple[str, dict | None]:
     return "none", None
 
 
+def _lossless(fabric: dict, mpos: list[dict]) -> dict | None:
+    """PFC, DSCP trust and ECN on the member ports of every MPO that carries RoCE.
+
+    Onyx maps switch-priority n to traffic class n by default, so ECN marks the
+    traffic class numbered like the PFC priority.
+    """
+    roce = fabric.get("roce") or {}
+    if not roce.get("lossless"):
+        return None
+    roce_vlans = set(roce["vlans"])
+    ports = {
+        member
+        for mpo in mpos
+        if roce_vlans & {*mpo["allowed_vlans"], mpo["access_vlan"]}
+        for member in mpo["members"]
+    }
+    if not ports:
+        return None
+    return {
+        "priority": roce["priority"],
+        "ports": sorted(ports, key=natural_key),
+        "trust": "L3",
+        "ecn": {
+            "traffic_class": roce["priority"],
+            "min_kb": roce["ecn"]["min_kb"],
+            "max_kb": roce["ecn"]["max_kb"],
+        },
+    }
+
+
+def _pair_ports(pair: dict, switch: str) -> list[str]:
+    members = [p for mpo in pair["mpos"] for p in mpo["members"].get(switch, [])]
+    if pair.get("mlag"):
+        members += pair["mlag"]["ipl"]["members"].get(switch, [])
+    return _ports(members)
+
+
 def _endpoint(peer: dict) -> dict:
     return {"address": peer["mgmt_address"], "port": peer["mgmt_port"]}
 
@@ -163,6 +202,7 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
         (_mpo(m, switch) for m in pair["mpos"] if m["state"] == "present"),
         key=lambda m: m["id"],
     )
+    lossless = _lossless(fabric, mpos)
     return {
         "switch": switch,
         "pair": pair["name"],
@@ -175,7 +215,7 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
             "lacp": bool(mlag or mpos),
             "ip_routing": bool(mlag or interfaces),
             "mlag": bool(mlag),
-            "dcb_pfc": bool(mlag and mlag["ipl"]["pfc"]),
+            "dcb_pfc": bool((mlag and mlag["ipl"]["pfc"]) or lossless),
             "magp": bool(gateways["magp"]),
             "vrrp": bool(gateways["vrrp"]),
         },
@@ -185,11 +225,16 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
         "vlan_interfaces": interfaces,
         "magp": gateways["magp"],
         "vrrp": gateways["vrrp"],
+        "lossless": lossless,
         "scope": {
             "prune": bool(prune),
             "vlans": sorted({v["id"] for v in pair_vlans} | ({ipl_vlan} if ipl_vlan else set())),
             "mlag_port_channels": sorted(m["id"] for m in pair["mpos"]),
             "port_channels": [mlag["ipl"]["port_channel"]] if mlag else [],
             "mlag": "mlag" in pair,
+            # Ports whose lossless lines are cxfab's: every member port of the pair's
+            # MPOs and IPL on this switch (with prune off, others are left alone).
+            "lossless": bool(lossless),
+            "lossless_ports": _pair_ports(pair, switch),
         },
     }

@@ -39,7 +39,15 @@ import yaml
 SCHEMA_DIR = Path(__file__).resolve().parent
 
 # The top-level keys of the fabric document, in document order.
-TOP_LEVEL_KEYS = ("fabric_name", "switch_pairs", "vlans", "hosts", "workloads", "supported_cables")
+TOP_LEVEL_KEYS = (
+    "fabric_name",
+    "switch_pairs",
+    "vlans",
+    "hosts",
+    "workloads",
+    "supported_cables",
+    "roce",
+)
 
 _JSON_TYPES = {
     "str": "string",

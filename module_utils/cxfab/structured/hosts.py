@@ -19,6 +19,9 @@ Shape (written to build/structured/<host>.yml):
     rdma:      {modules, devices: [{name, netdev, type}]}
     probes:    [{id, kind: peer|gateway, vlan, interface, mtu, size, address}]
     qos_measure: {peer, targets: [{vlan, address, port, limit_mbps}]} | null
+    lossless:  {priority, ports, trust, pfc: [8 x 0|1], ecn_priorities,
+                roce: {vlans, dscp, tos, gid_type}, memlock_kb} | null
+               (cxfab_roce.lossless on and the host is in a RoCE VLAN)
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ NETWORKD_PREFIX = "60-cxfab"
 # First iperf3 port of the per-VLAN QoS measurement (one port per VLAN).
 QOS_MEASURE_BASE_PORT = 5301
 RDMA_BASE_MODULES = ("ib_uverbs", "rdma_ucm")
+# mlnx_qos --trust / the kernel's DCB APP table: classify received packets by DSCP,
+# which RoCE v2 carries in routed and bridged networks alike.
+LOSSLESS_TRUST = "dscp"
 RXE_MODULE = "rdma_rxe"
 
 
@@ -203,6 +209,39 @@ def qos_measure_section(fabric: dict, name: str) -> dict | None:
     return {"peer": peer, "targets": targets} if targets else None
 
 
+def lossless_section(fabric: dict, name: str, network: dict) -> dict | None:
+    """Trust, PFC and ECN of the host's data ports when it carries lossless RoCE.
+
+    The rules (roce-*) guarantee the host's RoCE VLANs write the PFC priority, so
+    the priority enabled here is the one those VLANs' traffic is tagged with.
+    """
+    roce = fabric.get("roce") or {}
+    if not roce.get("lossless"):
+        return None
+    host = fabric["hosts"][name]
+    vlans = sorted({v["id"] for v in host.get("vlans") or []} & set(roce["vlans"]))
+    if not vlans:
+        return None
+    bond = network["bond"]
+    priority = roce["priority"]
+    return {
+        "priority": priority,
+        # The bond members carry the VLANs (rule host-vlans-need-bond).
+        "ports": list(bond["members"]) if bond else _nic_ports(host),
+        "trust": LOSSLESS_TRUST,
+        "pfc": [int(p == priority) for p in range(NUM_PRIORITIES)],
+        "ecn_priorities": [priority],
+        "roce": {
+            "vlans": vlans,
+            "dscp": roce["dscp"],
+            # The IP ToS byte RDMA-CM users set (perftest --tclass, rdma_cm tos): DSCP << 2.
+            "tos": roce["dscp"] << 2,
+            "gid_type": roce["gid_type"],
+        },
+        "memlock_kb": roce["memlock_kb"],
+    }
+
+
 # ---------------------------------------------------------------- networkd files
 def _file(*sections: tuple[str, list[str]]) -> str:
     lines = ["# Written by cxfab from build/structured/<host>.yml; do not edit."]
@@ -283,4 +322,5 @@ def build(fabric: dict, name: str) -> dict:
         **own,
         "probes": probes_section(fabric, name, own["network"]),
         "qos_measure": qos_measure_section(fabric, name),
+        "lossless": lossless_section(fabric, name, own["network"]),
     }

@@ -18,6 +18,8 @@ ETHERNET_PORTS = [f"1/{n}" for n in range(1, 37)]
 MTU_MIN, MTU_MAX = 1500, 9216
 MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 PROTOCOLS = ("mlag", "magp", "vrrp")
+TRUST_MODES = ("L2", "L3", "both", "port")
+ECN_MAX_KB = 16000
 
 
 class CliError(Exception):
@@ -47,6 +49,9 @@ class Ethernet:
     pfc: bool = False
     speed: str | None = None
     description: str | None = None
+    trust: str = "L2"  # Onyx's default: classify by PCP
+    # traffic class -> (minimum-absolute, maximum-absolute) KB of ECN marking
+    ecn: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -112,6 +117,7 @@ class SwitchConfig:
     lacp: bool = False
     ip_routing: bool = False
     pfc_global: bool = False
+    pfc_priorities: set[int] = field(default_factory=set)
     vlans: dict[int, str | None] = field(default_factory=lambda: {1: None})
     ethernets: dict[str, Ethernet] = field(
         default_factory=lambda: {name: Ethernet(name) for name in ETHERNET_PORTS}
@@ -193,6 +199,16 @@ class SwitchConfig:
         self.mpos.clear()
 
     def _dcb(self, args: list[str], negate: bool) -> None:
+        if args[:2] == ["priority-flow-control", "priority"]:
+            # dcb priority-flow-control priority <0-7> enable
+            priority = _int(_arg(args, 2), 0, 7)
+            if args[3:] != ["enable"]:
+                raise Unrecognized(args[3] if len(args) > 3 else "priority", "keyword")
+            if negate:
+                self.pfc_priorities.discard(priority)
+            else:
+                self.pfc_priorities.add(priority)
+            return
         if args[:2] != ["priority-flow-control", "enable"] or args[2:] not in ([], ["force"]):
             raise Unrecognized(" ".join(args) or "dcb", "keyword")
         self.pfc_global = not negate
@@ -391,6 +407,12 @@ class SwitchConfig:
         if word == "dcb":
             eth.pfc = self._pfc_arg(rest, negate)
             return
+        if word == "qos":
+            self._trust_cmd(eth, rest, negate)
+            return
+        if word == "traffic-class":
+            self._ecn_cmd(eth, rest, negate)
+            return
         if word == "mtu":
             eth.mtu = 1500 if negate else _mtu(rest)
             return
@@ -399,6 +421,40 @@ class SwitchConfig:
             eth.shutdown = not negate
             return
         raise Unrecognized(word, "keyword")
+
+    def _trust_cmd(self, eth: Ethernet, rest: list[str], negate: bool) -> None:
+        """qos trust {L2|L3|both|port}; `no qos trust` restores L2."""
+        if rest[1:2] != ["trust"]:
+            raise Unrecognized(rest[1] if len(rest) > 1 else "qos", "keyword")
+        if negate:
+            _no_extra(rest[2:])
+            eth.trust = "L2"
+            return
+        mode = _arg(rest, 2)
+        if mode not in TRUST_MODES:
+            raise Unrecognized(mode, "keyword")
+        _no_extra(rest[3:])
+        eth.trust = mode
+
+    def _ecn_cmd(self, eth: Ethernet, rest: list[str], negate: bool) -> None:
+        """traffic-class <tc> congestion-control ecn minimum-absolute <kb> maximum-absolute <kb>."""
+        tc = _int(_arg(rest, 1), 0, 7)
+        if rest[2:3] != ["congestion-control"]:
+            raise Unrecognized(rest[2] if len(rest) > 2 else "traffic-class", "keyword")
+        if negate:
+            _no_extra(rest[3:])
+            eth.ecn.pop(tc, None)
+            return
+        if rest[3:4] != ["ecn"] or rest[4:5] != ["minimum-absolute"]:
+            raise Unrecognized(rest[3] if len(rest) > 3 else "congestion-control", "keyword")
+        low = _int(_arg(rest, 5), 1, ECN_MAX_KB)
+        if rest[6:7] != ["maximum-absolute"]:
+            raise CliError("% Incomplete command.")
+        high = _int(_arg(rest, 7), 1, ECN_MAX_KB)
+        _no_extra(rest[8:])
+        if low > high:
+            raise CliError("% Minimum threshold must not be greater than maximum threshold")
+        eth.ecn[tc] = (low, high)
 
     def _pfc_arg(self, rest: list[str], negate: bool) -> bool:
         if rest[1:3] != ["priority-flow-control", "mode"]:

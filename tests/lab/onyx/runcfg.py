@@ -136,6 +136,15 @@ def _interfaces(cfg: SwitchConfig, compress: bool) -> list[str]:
     lines.add("port-channel", [(p.id, "") for p in pos])
     lines.add("ethernet", [(e.name, f"speed {e.speed} force") for e in eths if e.speed])
     lines.add("ethernet", [(e.name, f"mtu {e.mtu} force") for e in eths if e.mtu != 1500])
+    # Lossless RoCE: trust and ECN per port (placement in this section is a best guess).
+    lines.add("ethernet", [(e.name, f"qos trust {e.trust}") for e in eths if e.trust != "L2"])
+    ecn = [
+        (e.name, f"traffic-class {tc} congestion-control ecn minimum-absolute {low} "
+         f"maximum-absolute {high}")
+        for e in eths
+        for tc, (low, high) in sorted(e.ecn.items())
+    ]  # fmt: skip
+    lines.add("ethernet", ecn)
     lines.add("port-channel", [(p.id, f"mtu {p.mtu} force") for p in pos if p.mtu != 1500])
     lines.add("mlag-port-channel", [(m.id, f"mtu {m.mtu} force") for m in mpos if m.mtu != 1500])
     members = []
@@ -210,6 +219,9 @@ def _pfc(cfg: SwitchConfig, compress: bool) -> list[str]:
     lines = _Lines(compress)
     if cfg.pfc_global:
         lines.out.append("dcb priority-flow-control enable force")
+    lines.out += [
+        f"dcb priority-flow-control priority {p} enable" for p in sorted(cfg.pfc_priorities)
+    ]
     eths = sorted(cfg.ethernets.values(), key=lambda e: _eth_key(e.name))
     lines.add(
         "ethernet", [(e.name, "dcb priority-flow-control mode on force") for e in eths if e.pfc]

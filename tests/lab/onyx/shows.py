@@ -36,6 +36,7 @@ def dispatch(switch: Switch, words: list[str], json_print: bool) -> str:
         "protocols": show_protocols,
         "configuration files": show_configuration_files,
         "hosts": show_hosts,
+        "dcb priority-flow-control": show_dcb_pfc,
     }
     if key in ("running-config", "running-config expanded"):
         if json_print:
@@ -481,6 +482,39 @@ def show_protocols(switch: Switch, json_print: bool) -> str:
     if json_print:
         return _json(data)
     return "\n".join(f"{name + ':':<24}{state}" for name, state in data.items())
+
+
+PFC_RULE = "-" * 49
+
+
+def show_dcb_pfc(switch: Switch, json_print: bool) -> str:
+    """`show dcb priority-flow-control`: global state, priority lists, one row per port.
+
+    Text layout of the captures in NVIDIA/SmartX RoCE switch guides; JSON as the list of
+    two records the mellanox.onyx onyx_pfc_interface module reads (`PFC admin`/`PFC
+    oper` per `Eth1/n`). A port set `mode on` shows admin On; oper is Enabled only
+    while PFC is on globally too.
+    """
+    cfg = switch.cfg
+    enabled = sorted(cfg.pfc_priorities)
+    disabled = [p for p in range(8) if p not in cfg.pfc_priorities]
+    rows = []
+    for eth in sorted(cfg.ethernets.values(), key=lambda e: tuple(map(int, e.name.split("/")))):
+        admin = "On" if eth.pfc else "Auto"
+        oper = "Enabled" if eth.pfc and cfg.pfc_global else "Disabled"
+        rows.append((f"Eth{eth.name}", admin, oper))
+    summary = {
+        "PFC": "enabled" if cfg.pfc_global else "disabled",
+        "Priority Enabled List": " ".join(map(str, enabled)),
+        "Priority Disabled List": " ".join(map(str, disabled)),
+    }
+    if json_print:
+        ports = {name: [{"PFC admin": admin, "PFC oper": oper}] for name, admin, oper in rows}
+        return _json([summary, ports])
+    out = ["", *(f"{key}: {value}" for key, value in summary.items()), ""]
+    out += [PFC_RULE, f"{'Interface':<17}{'PFC admin':<17}PFC oper", PFC_RULE]
+    out += [f"{name:<17}{admin:<17}{oper}" for name, admin, oper in rows]
+    return "\n".join(out) + "\n"
 
 
 def show_configuration_files(switch: Switch, json_print: bool) -> str:

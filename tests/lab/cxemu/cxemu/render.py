@@ -415,10 +415,22 @@ def format_rate(kbps: int) -> str:
     return f"{kbps / 1000 / 1000:.1f} Gbps"
 
 
+def dscp2prio() -> list[str]:
+    """The `dscp2prio mapping:` block mlnx_qos prints under trust dscp: the mlx5 default
+    map (priority = DSCP / 8), each priority's DSCPs highest first, as in the capture
+    att/netarbiter nvmf/OUTPUTSAMPLE.setup-nic-lossless-layer3.sh.md."""
+    lines = ["dscp2prio mapping:"]
+    for prio in range(8):
+        dscps = "".join(f"{dscp:02d}," for dscp in range(prio * 8 + 7, prio * 8 - 1, -1))
+        lines.append(f"\tprio:{prio} dscp:{dscps}")
+    return lines
+
+
 def qos(state: dict, show_all: bool) -> str:
     out = [
         "DCBX mode: OS controlled",
         f"Priority trust state: {state['trust']}",
+        *(dscp2prio() if state["trust"] == "dscp" else []),
         f"Cable len: {state['cable_len']}",
         "PFC configuration:",
         "\tpriority    0   1   2   3   4   5   6   7",
