@@ -38,6 +38,7 @@ NETWORKD_PREFIX = "60-cxfab"
 QOS_MEASURE_BASE_PORT = 5301
 RDMA_BASE_MODULES = ("ib_uverbs", "rdma_ucm")
 RXE_MODULE = "rdma_rxe"
+IPOIB_MODULE = "ib_ipoib"
 
 
 def bond_section(host: dict) -> dict | None:
@@ -172,8 +173,13 @@ def rdma_section(host: dict) -> dict:
         for d in (host.get("rdma") or {}).get("devices") or []
     ]
     soft_roce = any(d["type"] == "rxe" for d in devices)
+    ipoib = bool(ipoib_section(host))
     return {
-        "modules": [*RDMA_BASE_MODULES, *([RXE_MODULE] if soft_roce else [])],
+        "modules": [
+            *RDMA_BASE_MODULES,
+            *([RXE_MODULE] if soft_roce else []),
+            *([IPOIB_MODULE] if ipoib else []),
+        ],
         "devices": devices,
     }
 
