@@ -166,7 +166,8 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
     # Imported here: checks_ib builds on Checks, defined above.
     from .checks_ib import ib_checks
 
-    found += ib_checks(name, sc, data.get("ib"))
+    # The IB readings come with the host facts (absent there: the facts were not read).
+    found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})
     return found + qos_readback_checks(name, data.get("qos"))
 
 

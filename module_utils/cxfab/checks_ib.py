@@ -1,6 +1,6 @@
 """Verification checks of the InfiniBand ports and their IPoIB interfaces.
 
-From `cxfab_ib_facts` (ibstat per ib port, IPoIB mode and MTU from sysfs) and the
+From `cxfab_host_facts` (its `ib`: ibstat per ib port, IPoIB mode and MTU from sysfs) and the
 host's structured config. A port or interface that could not be read fails with the
 read's error: nothing passes on a value that was not read.
 """
@@ -25,6 +25,7 @@ def ib_checks(name: str, sc: dict, result) -> list[dict]:
     ports = _ib_ports(sc)
     if not ports:
         return out
+    # `result`: {"ib": ...} from the host facts, or the facts module's own failed result.
     if not isinstance(result, dict) or result.get("skipped"):
         out.fail("ib.read", "ibstat and IPoIB read on the host", "not read")
         return out

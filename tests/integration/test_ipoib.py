@@ -14,7 +14,7 @@ emulated, and how (docs/lab.md):
   runs for real. Its netlink MTU is the tun's, not the sysfs file's.
 
 One ansible-playbook run (local connection) applies the intent, applies it again,
-reads the ports back with cxfab_ib_facts, plants a drift and a missing subnet
+reads the ports back with cxfab_host_facts (as verify does), plants a drift and a missing subnet
 manager, and reads again; the test judges the results with the verify checks.
 """
 
@@ -95,7 +95,7 @@ PLAYBOOK = """\
       cxfab_host_network: *network
       register: second
     - name: Read the ports and the IPoIB interfaces
-      cxfab_ib_facts: {structured: "{{ structured }}", root: %(root)s}
+      cxfab_host_facts: {structured: "{{ structured }}", root: %(root)s}
       register: facts
     - name: Someone switches port 1 back to datagram mode
       ansible.builtin.copy:
@@ -110,7 +110,7 @@ PLAYBOOK = """\
       check_mode: true
       register: drift
     - name: Read the ports again
-      cxfab_ib_facts: {structured: "{{ structured }}", root: %(root)s}
+      cxfab_host_facts: {structured: "{{ structured }}", root: %(root)s}
       register: facts_after
     - name: Write the results
       ansible.builtin.copy:
@@ -205,7 +205,8 @@ def test_the_networkd_files_persist_it_and_a_second_run_changes_nothing(run):
 
 
 def test_verify_passes_on_the_applied_ports(run):
-    checks = {c["id"]: c for c in ib_checks("ibhost", run["structured"], run["facts"])}
+    reading = {"ib": run["facts"]["facts"]["ib"]}
+    checks = {c["id"]: c for c in ib_checks("ibhost", run["structured"], reading)}
     assert {c["status"] for c in checks.values()} == {"pass"}, checks
     assert checks["ib.ibp59s0.state"]["observed"] == "State Active, Physical state LinkUp"
     assert checks["ipoib.ibp59s0.mtu"]["observed"] == "65520"
@@ -216,7 +217,8 @@ def test_drift_and_a_missing_subnet_manager_are_named(run):
     assert "set_ipoib_mode ibp59s0 (mode=connected)" in run["drift"]["actions"]
     assert run["drift"]["changed"] is True
     assert _net(run, "ibp59s0", "mode") == "datagram"  # check mode wrote nothing
-    checks = {c["id"]: c for c in ib_checks("ibhost", run["structured"], run["facts_after"])}
+    reading = {"ib": run["facts_after"]["facts"]["ib"]}
+    checks = {c["id"]: c for c in ib_checks("ibhost", run["structured"], reading)}
     assert (checks["ipoib.ibp59s0.mode"]["status"], checks["ipoib.ibp59s0.mode"]["observed"]) == (
         "fail", "datagram",
     )  # fmt: skip
