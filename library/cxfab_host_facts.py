@@ -18,6 +18,10 @@ description:
   - Sends DF pings (ICMP echo, IP_PMTUDISC_DO) at each VLAN's MTU to the other
     hosts' VLAN addresses and to the VLAN gateway, so the MTU is proven end to end.
   - Returns the NIC-local CPU list as C(nic_local_cpus) for workload pinning.
+  - On a host with C(link_type) ib ports, C(ib) - per port the RDMA device found
+    from the adapter's PCI address and C(ibstat <device> <port>) (state, physical
+    state, rate, LIDs, link layer), and the IPoIB interfaces' sysfs C(mode) and
+    C(mtu). A reading that fails carries the command and its output instead.
 version_added: "0.1.0"
 options:
   structured:
@@ -42,6 +46,9 @@ options:
     description: Prefix of /sys and /proc (tests point it at a copied tree).
     type: str
     default: /
+  ibstat_path:
+    description: ibstat to use on hosts with ib ports; default C(ibstat) when installed.
+    type: str
 author: cxfab
 """
 
@@ -57,7 +64,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 facts:
-  description: netdevs, mtus, vlans, bond, rdma, probes, nic_local_cpus.
+  description: netdevs, mtus, vlans, bond, rdma, probes, nic_local_cpus, ib (ib ports only).
   type: dict
   returned: always
 """
@@ -76,6 +83,7 @@ from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import irq as sysirq  # noqa: E402
 from ansible.module_utils.cxfab.hostnet.bondstate import parse_bonding_proc  # noqa: E402
 from ansible.module_utils.cxfab.hostnet.cpulist import format_cpulist, parse_cpulist  # noqa: E402
+from ansible.module_utils.cxfab.mlnx import ibport  # noqa: E402
 
 IP_MTU_DISCOVER, IP_PMTUDISC_DO = 10, 2  # <linux/in.h>: never fragment, fail on EMSGSIZE
 SMALL_PROBE = 56  # ping's default payload: tells "no path at all" from "path MTU too small"
@@ -282,11 +290,21 @@ def main():
             "probe_count": {"type": "int", "default": 3},
             "probe_timeout": {"type": "float", "default": 1.0},
             "root": {"type": "str", "default": "/"},
+            "ibstat_path": {"type": "str"},
         },
         supports_check_mode=True,
     )
     params = module.params
     facts = gather(params)
+    if ibport.ib_ports(params["structured"]):
+        ibstat = module.get_bin_path(params["ibstat_path"] or "ibstat")
+        if params["ibstat_path"] and not ibstat:
+            module.fail_json(msg=f"ibstat_path: {params['ibstat_path']!r} is not an executable")
+
+        def runner(argv):
+            return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
+        facts["ib"] = ibport.gather(params["structured"], runner, ibstat, params["root"])
     probes = []
     for planned in params["structured"].get("probes") or []:
         off = planned["kind"] == "gateway" and not params["ping_gateway"]

@@ -14,6 +14,11 @@ description:
   - Refuses, before changing anything, an intent touching the management
     interface, the interface holding the address the Ansible connection came in
     on, or the interface routing back to the controller (and the devices under them).
+  - IPoIB interfaces (the structured config's C(ipoib)) - finds each one from its
+    adapter port through the RDMA device in sysfs (C(/sys/class/infiniband/<dev>/device/net/)),
+    refuses a name that differs from the intent, writes the sysfs C(mode) then C(mtu)
+    when they differ, reads them back (a difference fails the task) and manages their
+    addresses over netlink like the other interfaces.
   - Writes the systemd-networkd files of the structured config (C(networkd)) so
     the same state comes back at boot, removes cxfab's files that are no longer
     wanted and reloads networkd when a file changed (where systemd runs).
@@ -61,6 +66,10 @@ options:
     description: Where the snapshot, the watchdog and its result live (root only).
     type: path
     default: /run/cxfab/network-rollback
+  root:
+    description: Prefix of C(/sys) for the IPoIB files (tests point it at a copied tree).
+    type: path
+    default: /
 author: cxfab
 """
 
@@ -88,6 +97,12 @@ intent:
   description: Desired bond, members and VLANs (the structured config's network section).
   type: dict
   returned: always
+ipoib:
+  description: >-
+    Per IPoIB interface after the run - C(device) and C(ib_port) it was found on,
+    C(mode) and C(mtu) as read back.
+  type: dict
+  returned: always
 files:
   description: systemd-networkd files written or removed (or that would be).
   type: list
@@ -111,6 +126,7 @@ from ansible.module_utils.cxfab.hostnet import (  # noqa: E402
     IntentError,
     agent,
     bonding,
+    ipoib,
     linkplan,
     netlink,
     restore,
@@ -239,6 +255,17 @@ def _view(intent, links):
     }
 
 
+def _where(entry: dict) -> dict:
+    return {"device": entry["found"]["device"], "ib_port": entry["found"]["ib_port"]}
+
+
+def _with_ipoib(view: dict, states: dict) -> dict:
+    """The diff view plus each IPoIB interface's sysfs mode and MTU."""
+    for name, state in states.items():
+        view[name] = {**(view.get(name) or {}), "ipoib": dict(state)}
+    return view
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -250,6 +277,7 @@ def main():
             "networkd_dir": {"type": "path", "default": "/etc/systemd/network"},
             "revert_seconds": {"type": "int", "default": 0},
             "rollback_dir": {"type": "path", "default": rollback.ROLLBACK_DIR},
+            "root": {"type": "path", "default": "/"},
         },
         supports_check_mode=True,
     )
@@ -259,9 +287,21 @@ def main():
     if params["revert_seconds"] < 0:
         module.fail_json(msg=f"revert_seconds: must be 0 or more, got {params['revert_seconds']}")
     structured = params["structured"]
-    intent = structured["network"]
+    interfaces = structured.get("ipoib") or []
+    nics = structured.get("nics") or []
+    # IPoIB addresses and up state are planned with the other links (linkplan).
+    intent = {
+        **structured["network"],
+        "ipoib": [{**i, "path": ipoib.port_path(nics, i)} for i in interfaces],
+    }
     directory = params["networkd_dir"]
     wanted_files = (structured.get("networkd") or {}) if params["persist"] else None
+    try:
+        found = ipoib.resolve(params["root"], interfaces, nics)
+    except IntentError as exc:
+        module.fail_json(msg=str(exc), path=exc.path, changed=False)
+    ipoib_before = {name: entry["state"] for name, entry in found.items()}
+    ipoib_actions = ipoib.plan(interfaces, ipoib_before)
 
     with IPRoute() as ipr:
         links = read_links(ipr)
@@ -277,20 +317,26 @@ def main():
         files = (
             [] if wanted_files is None else file_changes(directory, wanted_files, NETWORKD_PREFIX)
         )
-        before = _view(intent, links)
+        before = _with_ipoib(_view(intent, links), ipoib_before)
         timer = {"armed": False}
-        if module.check_mode or not (actions or files):
-            after = _view(intent, simulate(links, actions))
+        ipoib_after = ipoib.simulate(ipoib_before, ipoib_actions)
+        if module.check_mode or not (actions or files or ipoib_actions):
+            after = _with_ipoib(_view(intent, simulate(links, actions)), ipoib_after)
         else:
             if params["revert_seconds"]:
                 timer = arm_timer(module, intent, links, wanted_files)
             try:
+                # Mode and MTU first: an address is never added to a half-set interface.
+                ipoib.apply(params["root"], ipoib_actions)
+                ipoib_after = ipoib.verify(params["root"], interfaces)
                 after = change(module, ipr, intent, actions, wanted_files, files, before)
+                after = _with_ipoib(after, ipoib_after)
             except (NetlinkError, OSError, RuntimeError) as exc:
-                fail_and_restore(module, exc, timer, actions, files)
+                fail_and_restore(module, exc, timer, ipoib_actions + actions, files)
     module.exit_json(
         changed=before != after or bool(files),
-        actions=[describe(a) for a in actions],
+        actions=[describe(a) for a in ipoib_actions + actions],
+        ipoib={name: {**ipoib_after[name], **_where(entry)} for name, entry in found.items()},
         protected=protected,
         links=after,
         intent=intent,

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import schema
+from .ipoib import max_mtu as ipoib_max_mtu
 
 # Top-level key of the fabric document -> inventory variable (group_vars/all).
 FABRIC_VARS = {
@@ -97,6 +98,7 @@ def normalise(document: dict) -> dict:
 
     - MAC addresses in upper case (as Onyx prints them);
     - host VLAN interface MTU defaults to the bond MTU;
+    - an IPoIB interface's MTU defaults to the largest its mode carries;
     - VRRP vrid defaults to the VLAN id (when <= 255) and priorities are spread
       so that masters alternate between the two peers (see normalise_vrrp).
     """
@@ -116,6 +118,11 @@ def normalise(document: dict) -> dict:
         for vlan in host["vlans"]:
             if "mtu" not in vlan and bond_mtu is not None:
                 vlan["mtu"] = bond_mtu
+        for nic in host["nics"]:
+            for port in nic["ports"]:
+                ipoib = port.get("ipoib")
+                if ipoib is not None and "mtu" not in ipoib:
+                    ipoib["mtu"] = ipoib_max_mtu(ipoib["mode"], ipoib["ib_mtu"])
     return fabric
 
 

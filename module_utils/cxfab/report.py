@@ -77,6 +77,8 @@ CATEGORY_OF_PREFIX = {
     "qos": "QoS",
     "irq": "IRQ",
     "rdma": "RDMA",
+    # InfiniBand ports (ibstat): their link, like the Ethernet ports'
+    "ib": "link/cable",
     "perf": "performance",
     # lossless RoCE (PFC, ECN, trust)
     "lossless": "lossless",
@@ -90,6 +92,7 @@ CATEGORY_OF_PREFIX = {
     "bond": "network",
     "host": "network",
     "dataplane": "network",
+    "ipoib": "network",
 }
 CHECK_KEYS = ("id", "target", "category", "status", "expected", "observed", "message")
 REDACTED = "********"

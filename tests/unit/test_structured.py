@@ -72,13 +72,49 @@ def test_networkd_files_rebuild_the_network_at_boot():
         for name in (
             "bond0.netdev", "bond0.network", "enp23s0f0.network", "enp23s0f1.network",
             "bond0.10.netdev", "bond0.10.network", "bond0.20.netdev", "bond0.20.network",
-            "bond0.30.netdev", "bond0.30.network",
+            "bond0.30.netdev", "bond0.30.network", "ibp59s0.network",
         )
     )  # fmt: skip
     assert "EgressQOSMaps=0-3 1-3 2-3 3-3 4-3 5-3 6-3 7-3" in files["60-cxfab-bond0.20.netdev"]
     assert "Bond=bond0" in files["60-cxfab-enp23s0f0.network"]
     assert "VLAN=bond0.10" in files["60-cxfab-bond0.network"]
     assert "Address=12.0.20.23/24" in files["60-cxfab-bond0.20.network"]
+
+
+def test_ipoib_interfaces_come_from_the_ib_ports():
+    fabric = example_fabric()
+    datagram = hosts.build(fabric, "cardamine")
+    assert datagram["ipoib"] == [
+        {
+            "name": "ibp59s0", "nic": "cx5ib", "pci": "0000:3b:00.0", "port": 1,
+            "mode": "datagram", "mtu": 2044, "addresses": ["12.0.100.23/24"],
+        }
+    ]  # fmt: skip
+    text = datagram["networkd"]["60-cxfab-ibp59s0.network"]
+    assert "[IPoIB]\nMode=datagram\n" in text and "MTUBytes=2044" in text
+    assert "Address=12.0.100.23/24" in text
+    connected = hosts.build(fabric, "apricot")
+    assert (connected["ipoib"][0]["mode"], connected["ipoib"][0]["mtu"]) == ("connected", 65520)
+    assert "Mode=connected" in connected["networkd"]["60-cxfab-ibp59s0.network"]
+    # An Ethernet port never gets an IPoIB interface, and the ib ports stay out of
+    # the bond, the QoS ports and the IRQ interfaces.
+    assert "ibp59s0" not in connected["irq"]["interfaces"] + connected["qos"]["ports"]
+
+
+def test_ipoib_mtu_defaults_to_the_largest_of_the_mode():
+    from cxfab import fabric as fabric_module
+
+    document = example_fabric()
+    port = document["hosts"]["cardamine"]["nics"][1]["ports"][0]
+    for mode, ib_mtu, expected in (("datagram", 2048, 2044), ("datagram", 4096, 4092),
+                                   ("connected", 2048, 65520)):  # fmt: skip
+        port["ipoib"] = {"mode": mode, "ib_mtu": ib_mtu}
+        assert (
+            fabric_module.normalise(document)["hosts"]["cardamine"]["nics"][1]["ports"][0]["ipoib"][
+                "mtu"
+            ]
+            == expected
+        )
 
 
 def test_irq_and_rdma_sections():

@@ -32,6 +32,10 @@ def managed_interfaces(intent: dict, path: str = "cxfab_host") -> dict[str, str]
     for index, vlan in enumerate(intent.get("vlans") or []):
         touched.setdefault(vlan["link"], f"{path}.vlans[{index}].parent")
         touched[vlan["name"]] = f"{path}.vlans[{index}].id"
+    for index, interface in enumerate(intent.get("ipoib") or []):
+        # IPoIB interfaces: only their addresses and up state are planned here
+        # (mode and MTU are sysfs values, hostnet.ipoib).
+        touched[interface["name"]] = interface.get("path", f"{path}.ipoib[{index}]")
     return touched
 
 
@@ -162,6 +166,8 @@ def _address_items(intent):
         yield intent["bond"]["name"], intent["bond"]["addresses"]
     for vlan in intent.get("vlans") or []:
         yield vlan["name"], vlan["addresses"]
+    for interface in intent.get("ipoib") or []:
+        yield interface["name"], interface["addresses"]
 
 
 def _up_order(intent):
@@ -171,6 +177,8 @@ def _up_order(intent):
         yield bond["name"]
     for vlan in intent.get("vlans") or []:
         yield vlan["name"]
+    for interface in intent.get("ipoib") or []:
+        yield interface["name"]
 
 
 def summary(intent: dict, links: dict) -> dict:

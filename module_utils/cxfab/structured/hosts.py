@@ -12,6 +12,8 @@ Shape (written to build/structured/<host>.yml):
                        mtu, addresses} | null,
                 members: [{name, mtu}],
                 vlans: [{name, id, link, mtu, addresses, egress_qos_map}]}
+    ipoib:     [{name, nic, pci, port, mode, mtu, addresses}] (IPoIB interfaces
+                of the ib ports that have an ipoib block)
     networkd:  {file name: text} (systemd-networkd .netdev/.network files)
     qos:       {ports, prio_tc, tcs: [8 x {tc, tsa, bandwidth_percent,
                 rate_limit_mbps}]} | null
@@ -42,6 +44,7 @@ RDMA_BASE_MODULES = ("ib_uverbs", "rdma_ucm")
 # which RoCE v2 carries in routed and bridged networks alike.
 LOSSLESS_TRUST = "dscp"
 RXE_MODULE = "rdma_rxe"
+IPOIB_MODULE = "ib_ipoib"
 
 
 def bond_section(host: dict) -> dict | None:
@@ -92,6 +95,32 @@ def network_section(host: dict) -> dict:
             }
         )
     return {"bond": bond, "members": members, "vlans": vlans}
+
+
+def ipoib_section(host: dict) -> list[dict]:
+    """The IPoIB interface of every ib port with an ipoib block, in inventory order.
+
+    `pci` and `port` say where the host module finds the interface (the adapter's RDMA
+    device port); `name` is the netdev the inventory expects there.
+    """
+    interfaces = []
+    for nic in host.get("nics") or []:
+        for port in nic["ports"]:
+            ipoib = port.get("ipoib")
+            if ipoib is None or port["link_type"] != "ib":  # rule ipoib-needs-ib-port
+                continue
+            interfaces.append(
+                {
+                    "name": port["netdev"],
+                    "nic": nic["name"],
+                    "pci": nic["pci"],
+                    "port": port["port"],
+                    "mode": ipoib["mode"],
+                    "mtu": ipoib["mtu"],
+                    "addresses": [ipoib["address"]] if ipoib.get("address") else [],
+                }
+            )
+    return interfaces
 
 
 def _default_tc(priority: int) -> int:
@@ -150,8 +179,13 @@ def rdma_section(host: dict) -> dict:
         for d in (host.get("rdma") or {}).get("devices") or []
     ]
     soft_roce = any(d["type"] == "rxe" for d in devices)
+    ipoib = bool(ipoib_section(host))
     return {
-        "modules": [*RDMA_BASE_MODULES, *([RXE_MODULE] if soft_roce else [])],
+        "modules": [
+            *RDMA_BASE_MODULES,
+            *([RXE_MODULE] if soft_roce else []),
+            *([IPOIB_MODULE] if ipoib else []),
+        ],
         "devices": devices,
     }
 
@@ -250,9 +284,22 @@ def _file(*sections: tuple[str, list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def networkd_files(network: dict) -> dict[str, str]:
-    """systemd-networkd files that rebuild `network` at boot, by file name."""
+def networkd_files(network: dict, ipoib: list[dict] | None = None) -> dict[str, str]:
+    """systemd-networkd files that rebuild `network` and the IPoIB interfaces at boot."""
     files: dict[str, str] = {}
+    for interface in ipoib or []:
+        # The driver creates the interface, so a .network file (not a .netdev) adopts
+        # it; its [IPoIB] Mode= exists since systemd 250 (Debian 12 has 252). The
+        # kernel itself raises the MTU to 65520 on a switch to connected mode.
+        files[f"{NETWORKD_PREFIX}-{interface['name']}.network"] = _file(
+            ("Match", [f"Name={interface['name']}"]),
+            ("Link", [f"MTUBytes={interface['mtu']}"]),
+            ("IPoIB", [f"Mode={interface['mode']}"]),
+            (
+                "Network",
+                ["LinkLocalAddressing=no", *(f"Address={a}" for a in interface["addresses"])],
+            ),
+        )
     bond = network["bond"]
     if bond:
         params = [f"Mode={bond['mode']}", f"MIIMonitorSec={bond['miimon']}ms"]
@@ -303,11 +350,13 @@ def networkd_files(network: dict) -> dict[str, str]:
 def sections(host: dict) -> dict:
     """The sections that depend on the host alone (everything but its peers)."""
     network = network_section(host)
+    ipoib = ipoib_section(host)
     return {
         "mgmt_interface": host["mgmt_interface"],
         "nics": host.get("nics") or [],
         "network": network,
-        "networkd": networkd_files(network),
+        "ipoib": ipoib,
+        "networkd": networkd_files(network, ipoib),
         "qos": qos_section(host, network),
         "irq": irq_section(host, network),
         "rdma": rdma_section(host),

@@ -12,7 +12,8 @@
 ``set`` keys: device_type, psid, part_number, description, base_mac, fw (flash and
 running), fw.flash, fw.running, pxe, uefi, config.<PARAM> (current and next),
 config.<PARAM>.<default|current|next>, port<N>.cable (mellanox|optcore|none),
-port<N>.link (auto|down), port<N>.eth_enabled_speeds, netdev<N>,
+port<N>.link (auto|down), port<N>.eth_enabled_speeds, port<N>.sm (present|none:
+the IB subnet manager, see cxemu/ib.py), netdev<N>,
 netdev<N>.shaper_scale (kernel shaper rate = configured rate x scale, for slow
 guests), pcie.<speed|width|max_speed|max_width> (the PCIe link, e.g. pcie.width=8
 for seed 000's narrow slot; shown only in a CXEMU_SYSFS_ROOT tree). A bad key or
@@ -27,7 +28,7 @@ import re
 import subprocess
 import sys
 
-from .. import EMULATOR_TAG, catalog, image, model, pcie, sysfs
+from .. import EMULATOR_TAG, catalog, ib, image, model, pcie, sysfs
 from ..pcie import PublishError
 from ..state import DeviceNotFound, Store, normalize_bdf
 
@@ -95,6 +96,7 @@ def cmd_seed(args) -> int:
         store.add(card)
         if pcie.fake_tree() is not None:
             pcie.publish(card)
+            ib.publish(card, sysfs.carrier)
         if profile["available"]:
             store.catalog[card["psid"]] = model.catalog_entry(profile["available"])
             store.mark_catalog()
@@ -150,6 +152,10 @@ def apply_setting(card: dict, key: str, value: str) -> None:
         card["firmware"][key] = _version(key, value) if value else ""
     elif key.startswith("config."):
         _apply_config(card, key, value)
+    elif match := re.fullmatch(r"port(\d+)\.sm", key):
+        if value not in ("present", "none"):
+            raise AdminError(f"{key}: must be present or none (a subnet manager on the IB fabric)")
+        card["ports"][_port_index(card, key, match.group(1))]["sm"] = value
     elif match := re.fullmatch(r"port(\d+)\.(cable|link|eth_enabled_speeds)", key):
         port = card["ports"][_port_index(card, key, match.group(1))]
         field = match.group(2)
@@ -235,6 +241,9 @@ def cmd_set(args) -> int:
                 pcie.publish(draft)
             except PublishError as exc:
                 return _fail(f"set: pcie: {exc}")
+        if pcie.fake_tree() is not None:
+            # The link type or the subnet manager may have changed what IB shows.
+            ib.publish(draft, sysfs.carrier)
         card.clear()
         card.update(draft)
         store.mark(card)
