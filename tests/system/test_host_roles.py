@@ -219,7 +219,9 @@ def test_tc_fallback_gives_the_same_per_vlan_limits(deployed, guests, intents, t
     """A NIC without DCB: force the tc shaper (real HTB, limits in Mb/s) and measure."""
     name = HOSTS[0]
     intent, sc = intents[name], structured(name)
-    limits = {10: 20, 20: 60}
+    # Far under what a starved TCG guest pushes (~100 Mb/s at load 8): 60 Mb/s read
+    # outside its +/-10% band there.
+    limits = {10: 10, 20: 30}
     tc_of = {q["vlan"]: q["traffic_class"] for q in intent["qos"]}
     for tc in sc["qos"]["tcs"]:
         tc["rate_limit_mbps"] = next((m for v, m in limits.items() if tc_of[v] == tc["tc"]), None)
