@@ -255,3 +255,78 @@ def test_tc_fallback_gives_the_same_per_vlan_limits(deployed, guests, intents, t
             f"for p in {ports}; do tc qdisc del dev $p root 2>/dev/null; done; true"
         )  # fmt: skip
         deployed.healthy("host_qos.yml", *limit)
+
+
+# Lossless RoCE on the lab's VLAN 20 (user priority 3): the fabric's rules accept it
+# as it stands (egress map on priority 3, DSCP 26 = priority 3, PFC on the IPL).
+ROCE = {"cxfab_roce": {"lossless": True, "priority": 3, "dscp": 26, "vlans": [20]}}
+
+READBACK = """
+- name: Validate the fabric intent
+  ansible.builtin.import_playbook: {validate}
+
+- name: Read the QoS back as verify.yml does (check mode)
+  hosts: {host}
+  gather_facts: false
+  tasks:
+    - name: Read
+      cxfab_host_qos:
+        structured: "{{{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}}}"
+      check_mode: true
+      register: readback
+    - name: Write what was read for the test
+      ansible.builtin.copy:
+        content: "{{{{ readback | to_json }}}}"
+        dest: "{result}"
+        mode: "0644"
+      delegate_to: localhost
+"""
+
+
+@pytest.mark.lossless
+def test_lossless_roce_applied_idempotent_and_a_removed_pfc_caught(
+    deployed, guests, intents, tmp_path
+):
+    from cxfab import checks
+
+    name = HOSTS[0]
+    host = guests[name]
+    extra = tmp_path / "roce.yml"
+    extra.write_text(yaml.safe_dump(ROCE))
+    limit = ("--limit", f"localhost,{name}")
+    ports = data_ports(intents[name])
+    readback = tmp_path / "readback.yml"
+    result_file = tmp_path / "readback.json"
+    validate = REPO_ROOT / "playbooks" / "validate.yml"
+    readback.write_text(READBACK.format(validate=validate, host=name, result=result_file))
+    try:
+        first = deployed.healthy("host_qos.yml", "-e", f"@{extra}", *limit)
+        assert first.recap[name]["changed"] > 0, first.tail()
+        for port in ports:
+            shown = host.run(f"mlnx_qos -i {port}")
+            assert lossless_state(shown) == {"trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0]}
+        again = deployed.healthy("host_qos.yml", "-e", f"@{extra}", *limit)
+        assert again.recap[name]["changed"] == 0, again.tail(2000)
+
+        # PFC removed behind cxfab's back on one port: verify's check names it.
+        host.run(f"mlnx_qos -i {ports[0]} --pfc=0,0,0,0,0,0,0,0")
+        deployed.healthy(readback, "-e", f"@{extra}")
+        found = checks.lossless_checks(name, structured(name), json.loads(result_file.read_text()))
+        by_id = {c["id"]: c for c in found}
+        print("lossless checks:", json.dumps(found, indent=1))
+        assert by_id[f"pfc.{ports[0]}"]["status"] == "fail", by_id
+        assert by_id[f"pfc.{ports[0]}"]["observed"] == "PFC on priorities []", by_id
+        assert by_id[f"pfc.{ports[1]}"]["status"] == "pass", by_id
+        assert by_id[f"trust.{ports[0]}"]["status"] == "pass", by_id
+    finally:
+        host.run(
+            f"for p in {' '.join(ports)}; do mlnx_qos -i $p --trust=pcp --pfc=0,0,0,0,0,0,0,0 "
+            ">/dev/null; done; rm -f /etc/security/limits.d/90-cxfab-rdma.conf"
+        )
+        deployed.healthy("host_qos.yml", *limit)
+
+
+def lossless_state(mlnx_qos_output: str) -> dict:
+    from cxfab.hostnet import lossless
+
+    return lossless.mlnx_qos_state(mlnx_qos_output)
