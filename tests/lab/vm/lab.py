@@ -427,6 +427,22 @@ def make_firmware_image() -> None:
     )
 
 
+def compile_guest_python() -> None:
+    """Byte-compile the NIC tool emulator for the guests' interpreter.
+
+    The guests see this tree read-only, and the controller may run with
+    PYTHONDONTWRITEBYTECODE (no __pycache__ is ever written): then every emulated
+    mlnx_qos/mlxlink call compiled ~2,700 lines under TCG, 5-6 s of its ~7 s.
+    compileall writes the .pyc files whatever that variable says.
+    """
+    python = shutil.which("python3", path="/usr/bin") or sys.executable
+    subprocess.run(
+        [python, "-m", "compileall", "-q", str(CXEMU_BIN.parent / "cxemu")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
 # ---------------------------------------------------------------- commands
 def up() -> int:
     started = time.monotonic()
@@ -445,6 +461,7 @@ def up() -> int:
         return 0
     down(quiet=True)
     ensure_ssh_keys()
+    compile_guest_python()
     wire_up()
     LINKS_FILE.write_text(json.dumps(dict.fromkeys(SIDES, True)) + "\n")
     procs = {}
