@@ -44,7 +44,10 @@ class FabricLab(Lab):
             image, digest = self.image(f"{host}.bin", psid, TARGET)
             path = self.inventory / "host_vars" / host / "cxfab.yml"
             data = yaml.safe_load(path.read_text())
+            # The seed-000 card only: the example's other NICs (an InfiniBand card)
+            # have no emulated device here.
             nic = data["cxfab_host"]["nics"][0]
+            data["cxfab_host"]["nics"] = [nic]
             nic["pci"] = bdf
             nic["firmware"].update(image=image, sha256=digest, psid=OEM_PSID)
             path.write_text(yaml.safe_dump(data))
