@@ -64,7 +64,10 @@ EXAMPLES = r"""
 
 RETURN = r"""
 ports:
-  description: Per port - backend, expected and observed state, differences before the run.
+  description: >-
+    Per port - backend, expected state, C(read) (what the port held before the run, as
+    read), C(observed) (after the run; in check mode the planned state, never read) and
+    the differences before the run.
   type: dict
   returned: always
 lossless_missing:
@@ -360,6 +363,7 @@ def main():
         port_results[port] = {
             "backend": backend.name,
             "expected": expected,
+            "read": before_all[port],
             "observed": observed,
             "differences_before": found,
         }

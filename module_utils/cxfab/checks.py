@@ -365,7 +365,9 @@ def lossless_checks(name: str, sc: dict, result) -> list[dict]:
     ports = result.get("ports") or {}
     for port in plan["ports"]:
         info = ports.get(port) or {}
-        observed = info.get("observed") or {}
+        # What the port held as read, never "observed": in check mode (verify) that is
+        # the planned state, and a check on it would pass a removed PFC setting.
+        observed = info.get("read") or {}
         trust = observed.get("trust")
         out.judge(f"trust.{port}", trust == plan["trust"], expected["trust"],
                   f"trust {trust}" if trust else "not read")  # fmt: skip

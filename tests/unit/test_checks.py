@@ -873,9 +873,13 @@ LOSSLESS = {
 
 
 def qos_result(trust="dscp", pfc=None, knobs=None):
-    observed = {"prio_tc": [0] * 8, "tcs": {}, "trust": trust, "pfc": pfc or LOSSLESS["pfc"]}
+    """cxfab_host_qos in check mode, as verify runs it: `read` is what the port held,
+    `observed` the planned state (check mode predicts it, it reads nothing after)."""
+    read = {"prio_tc": [0] * 8, "tcs": {}, "trust": trust, "pfc": pfc or LOSSLESS["pfc"]}
+    planned = {"prio_tc": [0] * 8, "tcs": {}, "trust": "dscp", "pfc": LOSSLESS["pfc"]}
     ecn = {"before": knobs if knobs is not None else {"roce_np/3": 1, "roce_rp/3": 1}}
-    return {"changed": False, "plan": {}, "ports": {"ens1f0": {"observed": observed, "ecn": ecn}}}
+    port = {"read": read, "observed": planned, "ecn": ecn}
+    return {"changed": False, "plan": {}, "ports": {"ens1f0": port}}
 
 
 def lossless_by_id(result, plan=LOSSLESS):
@@ -897,6 +901,17 @@ def test_a_removed_pfc_setting_or_pcp_trust_fails_with_the_value_read():
         "fail",
         "PFC on priorities []",
     )
+
+
+def test_a_result_without_what_was_read_fails_closed():
+    # The lab caught it: the checks judged check mode's planned state and passed a
+    # PFC removed by hand. Without a `read` state nothing passes.
+    result = qos_result(trust="pcp", pfc=[0] * 8)
+    del result["ports"]["ens1f0"]["read"]
+    found = lossless_by_id(result)
+    assert found["pfc.ens1f0"]["status"] == "fail"
+    assert found["pfc.ens1f0"]["observed"] == "not read"
+    assert found["trust.ens1f0"]["status"] == "fail"
 
 
 def test_ecn_off_fails_and_a_missing_knob_warns_by_name():
