@@ -204,17 +204,6 @@ def perftest_lat_rows(stdout: str, tool: str = "ib_write_lat") -> list[dict]:
         raise _fail(tool, "latency table has no row", stdout)
     out = []
     for row in rows:
-        if row[1] > 0 and row[3] <= 0:
-            # perftest prints 0.00 when its cycle counter could not be calibrated
-            # against the clock (stderr: "Correlation coefficient r^2 < 0.9", seen
-            # on loaded virtual machines with -F): no bandwidth was read, so none
-            # is reported and the run can be retried.
-            raise _fail(
-                tool,
-                f"{int(row[1])} iterations of {int(row[0])} B at 0 bandwidth "
-                "(perftest could not calibrate its cycle counter)",
-                stdout,
-            )
         item = {"bytes": int(row[0]), "iterations": int(row[1])}
         for key, value in zip(keys, row[2:], strict=False):
             item[key if key == "tps_average" else f"{key}_s"] = (
