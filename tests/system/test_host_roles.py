@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cxfab import checks
+from cxfab.hostnet import lossless
 from cxfab.hostnet.cpulist import parse_cpulist
 from cxfab.hostnet.qos import tc_classes
 
@@ -287,8 +289,6 @@ READBACK = """
 def test_lossless_roce_applied_idempotent_and_a_removed_pfc_caught(
     deployed, guests, intents, tmp_path
 ):
-    from cxfab import checks
-
     name = HOSTS[0]
     host = guests[name]
     extra = tmp_path / "roce.yml"
@@ -304,7 +304,8 @@ def test_lossless_roce_applied_idempotent_and_a_removed_pfc_caught(
         assert first.recap[name]["changed"] > 0, first.tail()
         for port in ports:
             shown = host.run(f"mlnx_qos -i {port}")
-            assert lossless_state(shown) == {"trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0]}
+            wanted = {"trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0]}
+            assert lossless.mlnx_qos_state(shown) == wanted, shown
         again = deployed.healthy("host_qos.yml", "-e", f"@{extra}", *limit)
         assert again.recap[name]["changed"] == 0, again.tail(2000)
 
@@ -324,9 +325,3 @@ def test_lossless_roce_applied_idempotent_and_a_removed_pfc_caught(
             ">/dev/null; done; rm -f /etc/security/limits.d/90-cxfab-rdma.conf"
         )
         deployed.healthy("host_qos.yml", *limit)
-
-
-def lossless_state(mlnx_qos_output: str) -> dict:
-    from cxfab.hostnet import lossless
-
-    return lossless.mlnx_qos_state(mlnx_qos_output)
