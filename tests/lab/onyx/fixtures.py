@@ -12,6 +12,7 @@ The pair is stopped (no process, no socket left) when the block ends.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import socket
 from collections.abc import Iterator
@@ -80,10 +81,27 @@ def _free(port: int, kind: int) -> bool:
     return True
 
 
+def _worker_port_range() -> tuple[int, int]:
+    """This pytest-xdist worker's own slice of 20000-60000 (the whole range alone).
+
+    A port is free when checked and taken only when the emulator starts: two workers
+    drawing from one range could both find the same block free.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or count <= 1:
+        return 20000, 60000
+    width = 40000 // count
+    low = 20000 + int(worker[2:]) * width
+    # Room for the +200 control ports of the block stays inside the slice.
+    return low, low + width - 300
+
+
 def free_port_pair() -> list[int]:
     """Two SSH ports P, P+1 whose keepalive (+100) and control (+200) ports are free too."""
+    low, high = _worker_port_range()
     for _ in range(200):
-        base = random.randrange(20000, 60000)
+        base = random.randrange(low, high)
         ports = [base, base + 1]
         needed = [
             (p + off, kind)
