@@ -22,6 +22,7 @@ RECAP = re.compile(
     r"^(\S+)\s*:\s*ok=\d+\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE
 )
 PLAYBOOK_TIMEOUT = 2400
+TIMING_DIR = REPO_ROOT / "build" / "timing"
 
 
 @dataclass
@@ -71,6 +72,12 @@ class Deployment:
             ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"),
             ANSIBLE_NOCOLOR="1",
             PATH=f"{ANSIBLE_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            # ansible-core's junit callback: every task's duration per run, without its
+            # arguments, for `python -m tests.tools.play_timing build/timing`.
+            ANSIBLE_CALLBACKS_ENABLED="ansible.builtin.junit",
+            JUNIT_OUTPUT_DIR=str(TIMING_DIR),
+            JUNIT_HIDE_TASK_ARGUMENTS="yes",
+            JUNIT_TASK_CLASS="yes",
         )
         proc = subprocess.run(
             argv,
