@@ -10,6 +10,7 @@ killed, so a pid reused by something else is left alone.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -87,20 +88,23 @@ def session_members(session: int, run_dir: str) -> list[int]:
 
 
 def kill_session(session: int, run_dir: str, clock=time.monotonic) -> bool:
-    """TERM, then KILL, every marked process of a session; True when any was running."""
-    members = session_members(session, run_dir)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    """TERM, then KILL, every marked process of a session; True when any was running.
+
+    The session is read again before each signal: a process forked meanwhile goes too.
+    """
+    found = False
+    for sig in (signal.SIGTERM, signal.SIGKILL, signal.SIGKILL):
+        members = session_members(session, run_dir)
+        if not members:
+            break
+        found = True
         for pid in members:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
         deadline = clock() + KILL_GRACE
         while clock() < deadline and any(_alive(pid) for pid in members):
             time.sleep(0.05)
-        if not any(_alive(pid) for pid in members):
-            break
-    return bool(members)
+    return found
 
 
 def _kill_leftovers(run_dir: str) -> list[int]:
@@ -206,12 +210,13 @@ def collect(run_dir: str, wait_for: list, timeout: float, clock=time.monotonic) 
     unknown = [i for i in wait_for if not 0 <= i < len(servers) or servers[i] is None]
     if unknown:
         raise ValueError(f"wait_for: {unknown} name no started server (of {len(servers)} runs)")
-    waited = {i for i in wait_for}
+    waited = set(wait_for)
     killed_why = {}
-    for index, entry in enumerate(servers):
-        if entry and index not in waited and not _ended(run_dir, index, entry["session"]):
-            if kill_session(entry["session"], run_dir):
-                killed_why[index] = "still running without a client: killed"
+    unwaited = [i for i, entry in enumerate(servers) if entry and i not in waited]
+    for index in unwaited:
+        running = not _ended(run_dir, index, servers[index]["session"])
+        if running and kill_session(servers[index]["session"], run_dir):
+            killed_why[index] = "still running without a client: killed"
     deadline = clock() + timeout
     pending = [i for i in sorted(waited) if not _ended(run_dir, i, servers[i]["session"])]
     while pending and clock() < deadline:

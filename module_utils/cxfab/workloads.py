@@ -260,7 +260,7 @@ def batch_records(plan: list, clients: list, servers: list | None, pair: str) ->
             f"{pair}: {len(plan)} planned runs, {len(clients)} client and "
             f"{len(servers)} server outcomes"
         )
-    return [run_record(pair, *outcome) for outcome in zip(plan, clients, servers)]
+    return [run_record(pair, *outcome) for outcome in zip(plan, clients, servers, strict=True)]
 
 
 def check_runs(runs) -> None:
@@ -282,7 +282,7 @@ def servers_to_wait_for(plan: list, clients: list) -> list:
     """Indexes of the runs whose server should exit by itself: its client read a figure."""
     return [
         index
-        for index, (run, client) in enumerate(zip(plan, clients))
+        for index, (run, client) in enumerate(zip(plan, clients, strict=True))
         if run.get("server") is not None and not client["error"]
     ]
 

@@ -35,7 +35,7 @@ def test_a_client_is_retried_until_its_server_listens():
 
     run = _iperf3_run([sys.executable, "-c", CONNECT, str(port)])
     try:
-        (result,) = run_clients([run], workloads.client_error, 11, 3, 30, sleep=server_starts_listening)
+        (result,) = run_clients([run], workloads.client_error, 11, 3, 30, server_starts_listening)
     finally:
         server.close()
     assert result["attempts"] == 2 and result["error"] == "" and result["rc"] == 0

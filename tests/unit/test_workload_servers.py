@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 from cxfab import workload_servers as servers
@@ -16,6 +17,18 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _first_line(path: str, within: float = 10.0) -> int:
+    """The number a server printed first, once it has printed it (bounded wait)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        with open(path, encoding="utf-8") as handle:
+            line = handle.readline()
+        if line.endswith("\n"):
+            return int(line)
+        time.sleep(0.01)
+    raise AssertionError(f"{path}: nothing printed within {within} s")
 
 
 def _sessions(run_dir) -> list:
@@ -50,10 +63,11 @@ def test_a_server_without_a_client_is_killed_at_once_with_its_children(tmp_path)
     # The server forks: its child must go too (the whole session is ended).
     servers.start(run_dir, [["sh", "-c", "sleep 600 & echo $!; wait"]], 60)
     session = _sessions(run_dir)[0]
+    child = _first_line(os.path.join(run_dir, "0.out"))
     (collected,) = servers.collect(run_dir, [], 30)
     assert collected["killed"] and collected["rc"] is None
     assert collected["error"] == "still running without a client: killed"
-    child = int(collected["stdout"])
+    assert collected["stdout"] == f"{child}\n"
     assert not _alive(child) and not _alive(session)
 
 
@@ -62,7 +76,8 @@ def test_a_server_still_running_at_the_deadline_is_killed_and_says_so(tmp_path):
     servers.start(run_dir, [["sleep", "600"], ["true"]], 60)
     session = _sessions(run_dir)[0]
     hung, done = servers.collect(run_dir, [0, 1], 0.3)
-    assert hung["killed"] and hung["error"] == "still running 0.3 s after its client finished: killed"
+    assert hung["killed"]
+    assert hung["error"] == "still running 0.3 s after its client finished: killed"
     assert done == {"rc": 0, "stdout": "", "stderr": "", "killed": False, "error": ""}
     assert not _alive(session)
 
@@ -101,10 +116,11 @@ def test_a_new_batch_kills_the_leftovers_of_the_previous_one_and_nothing_else(tm
 
 
 def test_collect_refuses_what_was_not_started(tmp_path):
-    with pytest.raises(ValueError, match="no manifest.json: the servers were not started here"):
+    with pytest.raises(ValueError, match=r"no manifest\.json: the servers were not started here"):
         servers.collect(str(tmp_path / "nothing"), [], 1)
     run_dir = str(tmp_path / "p1")
     servers.start(run_dir, [None, ["true"]], 60)
-    with pytest.raises(ValueError, match=r"wait_for: \[0, 5\] name no started server \(of 2 runs\)"):
+    unknown = r"wait_for: \[0, 5\] name no started server \(of 2 runs\)"
+    with pytest.raises(ValueError, match=unknown):
         servers.collect(run_dir, [0, 5], 1)
     assert servers.collect(run_dir, [1], 30)[1]["rc"] == 0

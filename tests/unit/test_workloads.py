@@ -153,7 +153,8 @@ def _server(error="", stderr="", killed=False):
 
 def test_record_of_a_measured_run_keeps_the_keys_verify_reads():
     record = workloads.run_record("p1", PINGPONG, _client(), _server())
-    assert list(record) == ["pair", "tool", "transport", "size_bytes", "bits_per_second", "checksum"]
+    keys = ["pair", "tool", "transport", "size_bytes", "bits_per_second", "checksum"]
+    assert list(record) == keys
     assert record["pair"] == "p1" and record["bits_per_second"] == 8000.0
 
 
@@ -187,9 +188,11 @@ def test_record_of_a_server_that_failed_after_its_client_read_a_figure():
     record = workloads.run_record("p1", PINGPONG, _client(), server)
     assert record["bits_per_second"] is None
     # The end of the server's stderr, 200 characters at most, as the task rescue kept it.
-    assert record["error"] == "Wait for the server to finish: non-zero return code 2 " + (
-        "x" * 300 + "lost the peer\n"
-    )[-200:].strip()
+    assert (
+        record["error"]
+        == "Wait for the server to finish: non-zero return code 2 "
+        + ("x" * 300 + "lost the peer\n")[-200:].strip()
+    )
 
 
 def test_batch_records_in_plan_order_and_refuse_mismatched_outcomes():
