@@ -7,6 +7,7 @@ server's reason while every later run still gets its figure. The test's listener
 hangs up on every connection, so the run's client fails at once (refused, it would
 retry its connect for 30 s). One ansible-playbook
 run (local connection) also shows the batch's cost: three module calls per pair.
+In check mode nothing runs and every run is recorded as not run.
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ PLAYBOOK = """\
       ansible.builtin.include_role:
         name: rdma_workloads
         tasks_from: run
+
+    - name: Keep the results for the test (check mode included)
+      ansible.builtin.copy:
+        content: "{{ rdma_workloads_results | to_json }}"
+        dest: "{{ playbook_dir }}/results.json"
+        mode: "0644"
+      check_mode: false
 """
 
 SUCCESS_KEYS = {"pair", "tool", "transport", "size_bytes", "bits_per_second"}
@@ -63,7 +71,7 @@ def _hang_up_on_every_connection(listener: socket.socket) -> None:
         connection.close()
 
 
-def _fabric(port_base: int) -> dict:
+def _fabric() -> dict:
     return {
         "hosts": {
             "h1": {"bond": {"address": "127.0.0.1/8"}},
@@ -78,7 +86,7 @@ def _fabric(port_base: int) -> dict:
     }
 
 
-def _play(tmp_path: Path, bin_dir: Path, port_base: int) -> subprocess.CompletedProcess:
+def _play(tmp_path: Path, bin_dir: Path, port: int, *extra: str) -> subprocess.CompletedProcess:
     opt = tmp_path / "opt"
     (opt / "native").mkdir(parents=True)
     (opt / "native" / "build").symlink_to(bin_dir)
@@ -88,9 +96,9 @@ def _play(tmp_path: Path, bin_dir: Path, port_base: int) -> subprocess.Completed
             "hosts": {"localhost": host},
             "children": {"hosts": {"hosts": {"h1": host, "h2": host}}},
             "vars": {
-                "cxfab_fabric": _fabric(port_base),
+                "cxfab_fabric": _fabric(),
                 "rdma_workloads_dir": str(opt),
-                "rdma_workloads_port_base": port_base,
+                "rdma_workloads_port_base": port,
                 "rdma_workloads_duration": 1,
                 "rdma_workloads_client_retries": 1,
                 "rdma_workloads_timeout": 60,
@@ -108,7 +116,7 @@ def _play(tmp_path: Path, bin_dir: Path, port_base: int) -> subprocess.Completed
     )
     command = [str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.yml"), "-v"]
     return subprocess.run(
-        [*command, str(tmp_path / "playbooks" / "run.yml")],
+        [*command, *extra, str(tmp_path / "playbooks" / "run.yml")],
         env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
@@ -155,3 +163,12 @@ def test_a_batch_records_every_run_and_a_failed_server_does_not_stop_the_next(tm
     assert calls.count("Run the clients") == 1
     assert calls.count("Wait for the servers to finish") == 1
     assert not (tmp_path / "opt" / "servers" / "p1").exists()
+
+
+def test_check_mode_runs_nothing_and_records_every_run_as_not_run(tmp_path, bin_dir):
+    run = _play(tmp_path, bin_dir, 18500, "--check")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    results = json.loads((tmp_path / "playbooks" / "results.json").read_text())
+    assert len(results) == 5
+    assert {r["error"] for r in results} == {"Run the client: not run in check mode"}
+    assert not (tmp_path / "opt" / "servers").exists()
