@@ -16,4 +16,7 @@ class FilterModule:
             "cxfab_workload_plan": workloads.plan_pair,
             "cxfab_workload_result": workloads.run_result,
             "cxfab_workload_client_error": workloads.client_error,
+            "cxfab_workload_records": workloads.batch_records,
+            "cxfab_workload_failed_records": workloads.failed_records,
+            "cxfab_workload_servers_to_wait_for": workloads.servers_to_wait_for,
         }

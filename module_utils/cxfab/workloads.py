@@ -213,3 +213,84 @@ def client_error(run: dict, stdout: str) -> str:
     except (ValueError, KeyError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
         return str(exc) or type(exc).__name__
     return ""
+
+
+# ---------------------------------------------------------------- the records of a batch
+
+# Characters of a failed program's stderr kept in its record (its last lines).
+ERROR_TAIL = 200
+
+
+def _why(reason: str, stderr: str) -> str:
+    """The reason, then the end of the program's stderr (as the rescue of a task put it)."""
+    return f"{reason} {stderr[-ERROR_TAIL:]}".strip()
+
+
+def run_record(pair: str, run: dict, client: dict, server: dict | None) -> dict:
+    """The result line of one run of a batch, or why it has no figure.
+
+    client is what cxfab_workload_clients returned for the run, server what
+    cxfab_workload_servers collected (None for a run without a server). A client
+    without a reading fails the run (with the server's own failure appended when
+    the server ended badly by itself: it is the likely cause); a server that
+    failed after its client read a figure fails it too, as the figure may be
+    the tool's half of a broken exchange.
+    """
+    failed = {"pair": pair, **{k: run.get(k) for k in ("tool", "transport", "size_bytes")}}
+    failed["bits_per_second"] = None
+    if client["error"]:
+        why = "Run the client: " + _why(client["error"], client.get("stderr") or "")
+        if server and server["error"] and not server["killed"]:
+            why += f" (server: {_why(server['error'], server['stderr'])})"
+        return {**failed, "error": why}
+    if server and server["error"]:
+        why = "Wait for the server to finish: " + _why(server["error"], server["stderr"])
+        return {**failed, "error": why}
+    try:
+        return {"pair": pair, **run_result(run, client["stdout"])}
+    except (ValueError, KeyError, TypeError) as exc:
+        return {**failed, "error": f"Record the result: {exc or type(exc).__name__}"}
+
+
+def batch_records(plan: list, clients: list, servers: list | None, pair: str) -> list:
+    """run_record for every run of a pair's plan, in the plan's order."""
+    servers = servers or [None] * len(plan)
+    if not len(plan) == len(clients) == len(servers):
+        raise ValueError(
+            f"{pair}: {len(plan)} planned runs, {len(clients)} client and "
+            f"{len(servers)} server outcomes"
+        )
+    return [run_record(pair, *outcome) for outcome in zip(plan, clients, servers, strict=True)]
+
+
+def check_runs(runs) -> None:
+    """Raise ValueError naming the first run whose client or server is not an argv."""
+    if not isinstance(runs, list):
+        raise ValueError(f"runs: expected a list of runs, got {type(runs).__name__}")
+    for index, run in enumerate(runs):
+        if not isinstance(run, dict) or not isinstance(run.get("tool"), str):
+            raise ValueError(f"runs[{index}]: expected a run with a 'tool' (a plan entry)")
+        for side in ("client", "server"):
+            argv = run.get(side)
+            if argv is None and side == "server":
+                continue
+            if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+                raise ValueError(f"runs[{index}].{side}: expected a non-empty list of strings")
+
+
+def servers_to_wait_for(plan: list, clients: list) -> list:
+    """Indexes of the runs whose server should exit by itself: its client read a figure."""
+    return [
+        index
+        for index, (run, client) in enumerate(zip(plan, clients, strict=True))
+        if run.get("server") is not None and not client["error"]
+    ]
+
+
+def failed_records(plan: list, pair: str, why: str) -> list:
+    """Every run of a pair recorded as failed for one reason (its batch did not run)."""
+    keys = ("tool", "transport", "size_bytes")
+    return [
+        {"pair": pair, **{k: run.get(k) for k in keys}, "bits_per_second": None, "error": why}
+        for run in plan
+    ]

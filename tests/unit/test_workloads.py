@@ -135,3 +135,114 @@ def test_client_error_names_unparsable_output():
     assert "no result table" in workloads.client_error(run, "Couldn't connect to 12.0.30.2")
     run = {"tool": "pingpong", "transport": "rdma", "size_bytes": 65536}
     assert workloads.client_error(run, "")
+
+
+# ---------------------------------------------------------------- records of a batch
+
+PINGPONG = {"tool": "pingpong", "transport": "tcp", "size_bytes": 4096, "port": 1}
+PINGPONG_OUT = '{"checksum": "00ff", "bytes_per_s_client_to_server": 1000.0}'
+
+
+def _client(error="", stdout=PINGPONG_OUT, stderr=""):
+    return {"rc": 0 if not error else 1, "stdout": stdout, "stderr": stderr, "error": error}
+
+
+def _server(error="", stderr="", killed=False):
+    return {"rc": None, "stdout": "", "stderr": stderr, "killed": killed, "error": error}
+
+
+def test_record_of_a_measured_run_keeps_the_keys_verify_reads():
+    record = workloads.run_record("p1", PINGPONG, _client(), _server())
+    keys = ["pair", "tool", "transport", "size_bytes", "bits_per_second", "checksum"]
+    assert list(record) == keys
+    assert record["pair"] == "p1" and record["bits_per_second"] == 8000.0
+
+
+def test_record_of_a_client_without_reading_adds_the_server_own_failure():
+    record = workloads.run_record(
+        "p1",
+        PINGPONG,
+        _client("Expecting value: line 1 column 1 (char 0)", "", "pingpong: connect: refused\n"),
+        _server("non-zero return code 1", "pingpong: bind: Address already in use\n"),
+    )
+    assert record == {
+        "pair": "p1",
+        "tool": "pingpong",
+        "transport": "tcp",
+        "size_bytes": 4096,
+        "bits_per_second": None,
+        "error": "Run the client: Expecting value: line 1 column 1 (char 0) "
+        "pingpong: connect: refused (server: non-zero return code 1 "
+        "pingpong: bind: Address already in use)",
+    }
+
+
+def test_record_leaves_out_a_server_killed_for_want_of_a_client():
+    killed = _server("still running without a client: killed", killed=True)
+    record = workloads.run_record("p1", PINGPONG, _client("timed out after 5 s"), killed)
+    assert record["error"] == "Run the client: timed out after 5 s"
+
+
+def test_record_of_a_server_that_failed_after_its_client_read_a_figure():
+    server = _server("non-zero return code 2", "x" * 300 + "lost the peer\n")
+    record = workloads.run_record("p1", PINGPONG, _client(), server)
+    assert record["bits_per_second"] is None
+    # The end of the server's stderr, 200 characters at most, as the task rescue kept it.
+    assert (
+        record["error"]
+        == "Wait for the server to finish: non-zero return code 2 "
+        + ("x" * 300 + "lost the peer\n")[-200:].strip()
+    )
+
+
+def test_batch_records_in_plan_order_and_refuse_mismatched_outcomes():
+    shm = {"tool": "pingpong", "transport": "shm", "size_bytes": 4096, "server": None}
+    plan = [dict(PINGPONG, server=["s"]), shm]
+    records = workloads.batch_records(plan, [_client(), _client()], [_server(), None], "p1")
+    assert [r["transport"] for r in records] == ["tcp", "shm"]
+    assert all("error" not in r for r in records)
+    # Check mode: no server outcome at all.
+    checked = workloads.batch_records(plan, [_client("not run in check mode")] * 2, [], "p1")
+    assert [r["error"] for r in checked] == ["Run the client: not run in check mode"] * 2
+    with pytest.raises(ValueError, match="p1: 2 planned runs, 1 client and 2 server outcomes"):
+        workloads.batch_records(plan, [_client()], [None, None], "p1")
+
+
+def test_servers_waited_for_are_those_whose_client_read_a_figure():
+    plan = [{"server": ["a"]}, {"server": ["b"]}, {"server": None}]
+    clients = [_client(), _client("refused"), _client()]
+    assert workloads.servers_to_wait_for(plan, clients) == [0]
+
+
+def test_failed_records_give_every_run_the_batch_reason():
+    records = workloads.failed_records([PINGPONG], "p1", "Run the clients: unreachable")
+    assert records == [
+        {
+            "pair": "p1",
+            "tool": "pingpong",
+            "transport": "tcp",
+            "size_bytes": 4096,
+            "bits_per_second": None,
+            "error": "Run the clients: unreachable",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("runs", "message"),
+    [
+        ({"tool": "x"}, "runs: expected a list of runs, got dict"),
+        ([{"client": ["c"]}], r"runs\[0\]: expected a run with a 'tool'"),
+        ([{"tool": "t", "client": []}], r"runs\[0\].client: expected a non-empty list"),
+        ([{"tool": "t", "client": ["c"], "server": "s"}], r"runs\[0\].server: expected"),
+        ([{"tool": "t", "client": ["c", 1]}], r"runs\[0\].client: expected"),
+    ],
+)
+def test_check_runs_names_the_bad_run(runs, message):
+    with pytest.raises(ValueError, match=message):
+        workloads.check_runs(runs)
+
+
+def test_check_runs_accepts_the_plan():
+    pair = {"name": "p", "client": "h1", "server": "h2", "vlan": 30}
+    workloads.check_runs(workloads.plan_pair(FABRIC, pair, "/opt/x", 18500, 3, "/in", "/out"))

@@ -1,0 +1,174 @@
+"""The workload role's runs (tasks_from: run) for real, with the controller as both hosts.
+
+The plan holds the runs that need no RDMA device: pingpong over TCP at two sizes,
+pingpong over shared memory (no server), iperf3. The first run's port is held by
+this test, so its pingpong server cannot listen: that run must be recorded with the
+server's reason while every later run still gets its figure. The test's listener
+hangs up on every connection, so the run's client fails at once (refused, it would
+retry its connect for 30 s). One ansible-playbook
+run (local connection) also shows the batch's cost: three module calls per pair.
+In check mode nothing runs and every run is recorded as not run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / "native" / "build"
+ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook not in the venv"),
+    pytest.mark.skipif(not Path("/usr/bin/iperf3").exists(), reason="needs iperf3"),
+]
+
+PLAYBOOK = """\
+- name: Run the workloads
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Run the workloads of every pair
+      ansible.builtin.include_role:
+        name: rdma_workloads
+        tasks_from: run
+
+    - name: Keep the results for the test (check mode included)
+      ansible.builtin.copy:
+        content: "{{ rdma_workloads_results | to_json }}"
+        dest: "{{ playbook_dir }}/results.json"
+        mode: "0644"
+      check_mode: false
+"""
+
+SUCCESS_KEYS = {"pair", "tool", "transport", "size_bytes", "bits_per_second"}
+FAILURE_KEYS = SUCCESS_KEYS | {"error"}
+
+
+@pytest.fixture(scope="module")
+def bin_dir():
+    subprocess.run(["make", "-s", "-C", str(REPO / "native")], check=True)
+    return BUILD
+
+
+def _hang_up_on_every_connection(listener: socket.socket) -> None:
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except OSError:  # the test closed the listener
+            return
+        connection.close()
+
+
+def _fabric() -> dict:
+    return {
+        "hosts": {
+            "h1": {"bond": {"address": "127.0.0.1/8"}},
+            "h2": {"bond": {"address": "127.0.0.1/8"}},
+        },
+        "workloads": {
+            "transports": ["tcp", "shm"],
+            "message_sizes": [4096, 65536],
+            "iterations": 20,
+            "pairs": [{"name": "p1", "client": "h1", "server": "h2", "vlan": 1}],
+        },
+    }
+
+
+def _play(tmp_path: Path, bin_dir: Path, port: int, *extra: str) -> subprocess.CompletedProcess:
+    opt = tmp_path / "opt"
+    (opt / "native").mkdir(parents=True)
+    (opt / "native" / "build").symlink_to(bin_dir)
+    host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory = {
+        "all": {
+            "hosts": {"localhost": host},
+            "children": {"hosts": {"hosts": {"h1": host, "h2": host}}},
+            "vars": {
+                "cxfab_fabric": _fabric(),
+                "rdma_workloads_dir": str(opt),
+                "rdma_workloads_port_base": port,
+                "rdma_workloads_duration": 1,
+                "rdma_workloads_client_retries": 1,
+                "rdma_workloads_timeout": 60,
+            },
+        }
+    }
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
+    (tmp_path / "playbooks").mkdir()
+    (tmp_path / "playbooks" / "run.yml").write_text(PLAYBOOK)
+    env = dict(
+        os.environ,
+        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
+        ANSIBLE_ROLES_PATH=str(REPO / "roles"),
+        ANSIBLE_NOCOLOR="1",
+    )
+    command = [str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.yml"), "-v"]
+    return subprocess.run(
+        [*command, *extra, str(tmp_path / "playbooks" / "run.yml")],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_a_batch_records_every_run_and_a_failed_server_does_not_stop_the_next(tmp_path, bin_dir):
+    # The first run's port: its server cannot listen there, its client is hung up on.
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(8)
+    port_base = holder.getsockname()[1]
+    hang_up = threading.Thread(target=_hang_up_on_every_connection, args=(holder,), daemon=True)
+    hang_up.start()
+    try:
+        run = _play(tmp_path, bin_dir, port_base)
+    finally:
+        holder.shutdown(socket.SHUT_RDWR)
+        holder.close()
+        hang_up.join(5)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    results = json.loads((tmp_path / "build" / "workloads" / "results.json").read_text())
+    runs = [(r["tool"], r["transport"], r["size_bytes"]) for r in results]
+    assert runs == [
+        ("pingpong", "tcp", 4096),
+        ("pingpong", "tcp", 65536),
+        ("pingpong", "shm", 4096),
+        ("pingpong", "shm", 65536),
+        ("iperf3", "tcp", None),
+    ]
+    failed, *measured = results
+    assert set(failed) == FAILURE_KEYS and failed["bits_per_second"] is None
+    # The client's reason first, then the server's own: it could not listen.
+    assert failed["error"].startswith("Run the client: "), failed["error"]
+    assert re.search(r"\) pingpong: (send|recv): ", failed["error"]), failed["error"]
+    assert re.search(r"\(server: non-zero return code 1 .*in use", failed["error"]), failed
+    for record in measured:
+        expected = SUCCESS_KEYS | ({"checksum"} if record["tool"] == "pingpong" else set())
+        assert set(record) == expected, record
+        assert record["pair"] == "p1" and record["bits_per_second"] > 0, record
+    # Same data, same checksum, whichever transport carried it.
+    assert measured[0]["checksum"] == measured[2]["checksum"]
+    # The whole pair in three module calls on its hosts; the servers' directory is gone.
+    calls = re.findall(r"^TASK \[rdma_workloads : (.+?)\]", run.stdout, re.M)
+    assert calls.count("Start the servers") == 1
+    assert calls.count("Run the clients") == 1
+    assert calls.count("Wait for the servers to finish") == 1
+    assert not (tmp_path / "opt" / "servers" / "p1").exists()
+
+
+def test_check_mode_runs_nothing_and_records_every_run_as_not_run(tmp_path, bin_dir):
+    run = _play(tmp_path, bin_dir, 18500, "--check")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    results = json.loads((tmp_path / "playbooks" / "results.json").read_text())
+    assert len(results) == 5
+    assert {r["error"] for r in results} == {"Run the client: not run in check mode"}
+    assert not (tmp_path / "opt" / "servers").exists()
