@@ -50,7 +50,7 @@ LAB_MARKS ?= $(if $(CI),not faults and not shaper,)
 test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it down
 	@rc=0; rm -rf $(TOP)/build/timing; $(LAB) up || rc=$$?; \
 	if [ $$rc = 0 ] || [ $$rc = 77 ]; then \
-	  rc=0; pytest -q $(LAB_TESTS) $(PYTEST_ARGS) || rc=$$?; \
+	  rc=0; pytest -q $(LAB_TESTS) --durations=6 $(PYTEST_ARGS) || rc=$$?; \
 	  pytest -q $(DEPLOYED_TESTS) -m "$(LAB_MARKS)" --durations=8 $(PYTEST_ARGS) || \
 	    { r=$$?; [ $$r = 5 ] || rc=$$r; }; \
 	fi; \
