@@ -3,7 +3,8 @@
 One emulated Onyx pair, started with the canary as its login password, serves the
 switch plays: they really log in, deploy, re-run, fail on a line the switch refuses
 (and revert), and fail on a wrong password. The hosts sit at TEST-NET addresses, so
-every host play takes its unreachable path. Then stdout/stderr of every run, the
+every host play takes its unreachable path (drill.yml, confirmed, still shuts and
+restores the MPOs of one peer with the password). Then stdout/stderr of every run, the
 build dirs, the reports, the repo's build/ backups/ reports/, the switch snapshots
 and the emulator's logs are grepped for both passwords.
 
@@ -36,7 +37,17 @@ HOST_PLAYBOOKS = [
     "rdma_workloads.yml",
     "experiments.yml",
     "site.yml",
+    "drill.yml",
 ]
+# drill.yml confirmed, with short waits: its switch play logs in with the password to
+# shut and restore the MPOs even though the hosts' pings never start.
+PLAYBOOK_EXTRA = {
+    "drill.yml": [
+        "-e", "cxfab_drill_confirm=true",
+        "-e", "cxfab_drill_settle_seconds=1",
+        "-e", "cxfab_drill_down_seconds=1",
+    ],
+}  # fmt: skip
 # Bounded waits: the unreachable hosts must not hold the test for minutes.
 FAST = [
     "-e",
@@ -109,12 +120,19 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
         # Every host playbook (and site.yml) against unreachable hosts, a few at a time.
         with ThreadPoolExecutor(max_workers=3) as pool:
             host_runs = list(
-                pool.map(lambda playbook: _run(playbook, inventory, tmp_path), HOST_PLAYBOOKS)
+                pool.map(
+                    lambda playbook: _run(
+                        playbook, inventory, tmp_path, *PLAYBOOK_EXTRA.get(playbook, [])
+                    ),
+                    HOST_PLAYBOOKS,
+                )
             )
         runs.extend(host_runs)
         for playbook, run in zip(HOST_PLAYBOOKS, host_runs, strict=True):
             assert run.returncode != 0, f"{playbook} passed against unreachable hosts"
             assert "UNREACHABLE!" in run.stdout, f"{playbook}: {run.stdout[-2000:]}"
+        # The drill logged in to shut the MPOs and again to restore them.
+        assert pair.logins("lab-sw-a") >= logins + 2, "drill.yml did not reach the switch"
         logs = sorted((tmp_path / "emulator").glob("*.log"))
 
     snapshots = sorted((tmp_path / "snapshots").rglob("*.cfg"))

@@ -444,6 +444,23 @@ def compile_guest_python() -> None:
 
 
 # ---------------------------------------------------------------- commands
+# A TCG guest now and then boots into a wedge: one vCPU halts and its timer interrupt
+# never comes (seen: "rcu_preempt kthread timer wakeup didn't happen ... idling at
+# native_safe_halt", then every task blocked; the guest never answers SSH). Such a
+# guest is started again, once; a healthy boot prints none of these lines.
+BOOT_RESTARTS = 1
+WEDGE_SIGNS = ("rcu_preempt kthread timer wakeup didn't happen", "rcu_preempt kthread starved")
+
+
+def boot_wedged(guest: Guest) -> str:
+    """The console line that shows `guest` wedged, or '' while it looks healthy."""
+    try:
+        text = guest.console_log.read_text(errors="replace")
+    except OSError:
+        return ""
+    return next((sign for sign in WEDGE_SIGNS if sign in text), "")
+
+
 def up() -> int:
     started = time.monotonic()
     try:
@@ -472,11 +489,26 @@ def up() -> int:
     switches = onyx("start", "--ports", ports, wait=False)
     log(f"booting {', '.join(procs)} (kernel {info['version']}, TCG)")
     ready: dict[str, float] = {}
-    deadline = time.monotonic() + BOOT_TIMEOUT_S
-    while len(ready) < len(GUESTS) and time.monotonic() < deadline:
+    deadlines = {guest.name: time.monotonic() + BOOT_TIMEOUT_S for guest in GUESTS}
+    restarts = dict.fromkeys(deadlines, BOOT_RESTARTS)
+    stuck = ""
+    while len(ready) < len(GUESTS) and not stuck:
         for guest in GUESTS:
             if guest.name in ready:
                 continue
+            late = time.monotonic() >= deadlines[guest.name]
+            why = boot_wedged(guest) or (f"no SSH after {BOOT_TIMEOUT_S}s" if late else "")
+            if why and restarts[guest.name] > 0:
+                restarts[guest.name] -= 1
+                log(f"{guest.name} is stuck booting ({why}): starting it again")
+                stop_guest(guest)
+                procs[guest.name] = start_guest(guest, info)
+                (guest.run_dir / "session").write_text(f"{procs[guest.name].pid}\n")
+                deadlines[guest.name] = time.monotonic() + BOOT_TIMEOUT_S
+                continue
+            if why:
+                stuck = f"{guest.name}: {why}"
+                break
             if procs[guest.name].poll() is not None:
                 tail = guest.console_log.read_text(errors="replace").splitlines()[-15:]
                 log(f"{guest.name} exited early; console {guest.console_log} ends:")
@@ -488,7 +520,7 @@ def up() -> int:
                 log(f"{guest.name} answers SSH after {ready[guest.name]:.1f}s")
         time.sleep(1)
     if len(ready) < len(GUESTS):
-        log(f"guests not reachable after {BOOT_TIMEOUT_S}s; consoles under {RUN_DIR}")
+        log(f"guests not reachable ({stuck}, restarted once); consoles under {RUN_DIR}")
         if switches is not None:
             switches.wait()
         down(quiet=True)
