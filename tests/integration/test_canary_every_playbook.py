@@ -3,8 +3,8 @@
 One emulated Onyx pair, started with the canary as its login password, serves the
 switch plays: they really log in, deploy, re-run, fail on a line the switch refuses
 (and revert), and fail on a wrong password. The hosts sit at TEST-NET addresses, so
-every host play takes its unreachable path (drill.yml, confirmed, still shuts and
-restores the MPOs of one peer with the password). Then stdout/stderr of every run, the
+every host play takes its unreachable path (drill.yml too, past its confirmation
+gate). Then stdout/stderr of every run, the
 build dirs, the reports, the repo's build/ backups/ reports/, the switch snapshots
 and the emulator's logs are grepped for both passwords.
 
@@ -39,8 +39,9 @@ HOST_PLAYBOOKS = [
     "site.yml",
     "drill.yml",
 ]
-# drill.yml confirmed, with short waits: its switch play logs in with the password to
-# shut and restore the MPOs even though the hosts' pings never start.
+# drill.yml past its confirmation gate, with short waits. With every host unreachable
+# Ansible ends the run at the pings, before the switch play: its credentials are read
+# and validated (that output is grepped) but the switch is not logged in to here.
 PLAYBOOK_EXTRA = {
     "drill.yml": [
         "-e", "cxfab_drill_confirm=true",
@@ -131,8 +132,6 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
         for playbook, run in zip(HOST_PLAYBOOKS, host_runs, strict=True):
             assert run.returncode != 0, f"{playbook} passed against unreachable hosts"
             assert "UNREACHABLE!" in run.stdout, f"{playbook}: {run.stdout[-2000:]}"
-        # The drill logged in to shut the MPOs and again to restore them.
-        assert pair.logins("lab-sw-a") >= logins + 2, "drill.yml did not reach the switch"
         logs = sorted((tmp_path / "emulator").glob("*.log"))
 
     snapshots = sorted((tmp_path / "snapshots").rglob("*.cfg"))
