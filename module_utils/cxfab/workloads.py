@@ -294,15 +294,3 @@ def failed_records(plan: list, pair: str, why: str) -> list:
         {"pair": pair, **{k: run.get(k) for k in keys}, "bits_per_second": None, "error": why}
         for run in plan
     ]
-
-
-def qos_iperf3_server(target: dict) -> dict:
-    """The iperf3 server of one QoS measurement target, as a run for the servers module.
-
-    In the foreground (no -D): the servers module keeps its pid and ends it; it serves
-    every retry of a starved measurement until then.
-    """
-    address, port = target.get("address"), target.get("port")
-    if not isinstance(address, str) or not address or not isinstance(port, int):
-        raise ValueError(f"QoS target needs an address and an integer port, got {target!r}")
-    return {"server": ["iperf3", "-s", "-B", address, "-p", str(port)]}

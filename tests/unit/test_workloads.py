@@ -246,16 +246,3 @@ def test_check_runs_names_the_bad_run(runs, message):
 def test_check_runs_accepts_the_plan():
     pair = {"name": "p", "client": "h1", "server": "h2", "vlan": 30}
     workloads.check_runs(workloads.plan_pair(FABRIC, pair, "/opt/x", 18500, 3, "/in", "/out"))
-
-
-def test_qos_iperf3_server_is_a_foreground_server_on_the_target():
-    run = workloads.qos_iperf3_server({"vlan": 20, "address": "10.20.0.2", "port": 5220})
-    assert run == {"server": ["iperf3", "-s", "-B", "10.20.0.2", "-p", "5220"]}
-
-
-@pytest.mark.parametrize(
-    "target", [{"address": "10.20.0.2"}, {"port": 5220}, {"address": "", "port": 1}]
-)
-def test_qos_iperf3_server_refuses_a_target_it_cannot_serve(target):
-    with pytest.raises(ValueError, match="address and an integer port"):
-        workloads.qos_iperf3_server(target)
