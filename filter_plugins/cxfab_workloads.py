@@ -19,4 +19,5 @@ class FilterModule:
             "cxfab_workload_records": workloads.batch_records,
             "cxfab_workload_failed_records": workloads.failed_records,
             "cxfab_workload_servers_to_wait_for": workloads.servers_to_wait_for,
+            "cxfab_qos_iperf3_server": workloads.qos_iperf3_server,
         }

@@ -103,7 +103,7 @@ def main():
     empty = {"started": [], "stale_killed": [], "servers": []}
     try:
         if p["state"] == "started":
-            check_runs(p["runs"])
+            check_runs(p["runs"], sides=("server",))
             if module.check_mode:
                 module.exit_json(changed=False, msg="check mode: no server started", **empty)
             servers = [run["server"] for run in p["runs"]]

@@ -263,14 +263,18 @@ def batch_records(plan: list, clients: list, servers: list | None, pair: str) ->
     return [run_record(pair, *outcome) for outcome in zip(plan, clients, servers, strict=True)]
 
 
-def check_runs(runs) -> None:
-    """Raise ValueError naming the first run whose client or server is not an argv."""
+def check_runs(runs, sides: tuple[str, ...] = ("client", "server")) -> None:
+    """Raise ValueError naming the first run whose client or server is not an argv.
+
+    The servers module checks only the servers: a run it starts may have its client
+    elsewhere (the QoS measurement's iperf3 clients are another module's).
+    """
     if not isinstance(runs, list):
         raise ValueError(f"runs: expected a list of runs, got {type(runs).__name__}")
     for index, run in enumerate(runs):
         if not isinstance(run, dict) or not isinstance(run.get("tool"), str):
             raise ValueError(f"runs[{index}]: expected a run with a 'tool' (a plan entry)")
-        for side in ("client", "server"):
+        for side in sides:
             argv = run.get(side)
             if argv is None and side == "server":
                 continue
@@ -294,3 +298,15 @@ def failed_records(plan: list, pair: str, why: str) -> list:
         {"pair": pair, **{k: run.get(k) for k in keys}, "bits_per_second": None, "error": why}
         for run in plan
     ]
+
+
+def qos_iperf3_server(target: dict) -> dict:
+    """The iperf3 server of one QoS measurement target, as a run for the servers module.
+
+    In the foreground (no -D): the servers module keeps its pid and ends it; it serves
+    every retry of a starved measurement until then.
+    """
+    address, port = target.get("address"), target.get("port")
+    if not isinstance(address, str) or not address or not isinstance(port, int):
+        raise ValueError(f"QoS target needs an address and an integer port, got {target!r}")
+    return {"tool": "iperf3", "server": ["iperf3", "-s", "-B", address, "-p", str(port)]}

@@ -246,3 +246,20 @@ def test_check_runs_names_the_bad_run(runs, message):
 def test_check_runs_accepts_the_plan():
     pair = {"name": "p", "client": "h1", "server": "h2", "vlan": 30}
     workloads.check_runs(workloads.plan_pair(FABRIC, pair, "/opt/x", 18500, 3, "/in", "/out"))
+
+
+def test_qos_iperf3_server_is_a_foreground_server_on_the_target():
+    run = workloads.qos_iperf3_server({"vlan": 20, "address": "10.20.0.2", "port": 5220})
+    assert run == {"tool": "iperf3", "server": ["iperf3", "-s", "-B", "10.20.0.2", "-p", "5220"]}
+    # What the servers module accepts (it checks servers only), and the clients' does not.
+    workloads.check_runs([run], sides=("server",))
+    with pytest.raises(ValueError, match=r"runs\[0\]\.client"):
+        workloads.check_runs([run])
+
+
+@pytest.mark.parametrize(
+    "target", [{"address": "10.20.0.2"}, {"port": 5220}, {"address": "", "port": 1}]
+)
+def test_qos_iperf3_server_refuses_a_target_it_cannot_serve(target):
+    with pytest.raises(ValueError, match="address and an integer port"):
+        workloads.qos_iperf3_server(target)
