@@ -1,9 +1,9 @@
 """The clients of a host pair's workload runs, one after another on the client host.
 
 Measurements never overlap: each client runs alone. A client is run again, after
-a delay, while its output holds no reading (its server may not listen yet: under
-emulation a server can take seconds to start). One run failing does not stop the
-next one.
+a delay, while its output holds no reading (its server may not listen yet: on a
+slow or loaded host a server can take seconds to start). One run failing does not
+stop the next one.
 """
 
 from __future__ import annotations
