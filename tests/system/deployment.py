@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,13 +73,11 @@ class Deployment:
             ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"),
             ANSIBLE_NOCOLOR="1",
             PATH=f"{ANSIBLE_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-            # ansible-core's junit callback: every task's duration per run, without its
-            # arguments, for `python -m tests.tools.play_timing build/timing`.
-            ANSIBLE_CALLBACKS_ENABLED="ansible.builtin.junit",
-            JUNIT_OUTPUT_DIR=str(TIMING_DIR),
-            JUNIT_HIDE_TASK_ARGUMENTS="yes",
-            JUNIT_TASK_CLASS="yes",
+            # Ansible's own log, one file per run: every line timed, for
+            # `python -m tests.tools.play_timing build/timing`.
+            ANSIBLE_LOG_PATH=str(TIMING_DIR / f"{path.stem}-{time.time():.0f}.log"),
         )
+        TIMING_DIR.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
             argv,
             cwd=REPO_ROOT,

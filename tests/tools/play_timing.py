@@ -1,46 +1,67 @@
-"""Where a playbook run's time went, from ansible-core's junit callback files.
+"""Where a playbook run's wall time went, from Ansible's log file (`log_path`).
 
     python -m tests.tools.play_timing build/timing [--top 15]
 
-Per file (one playbook run): the total of its tasks, the time per role (the task
-class) and the slowest tasks. Tasks of one play run in parallel across hosts, so a
-task's time here is the slowest host's, and totals are upper bounds of wall time.
+Every line of the log carries its time. A task lasts from its TASK (or RUNNING
+HANDLER) header to the next header, whatever ran on how many hosts, so the figures
+are wall time: a play with `serial` shows each batch's share added up, and the
+times of one file add up to the run's own.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
-import xml.etree.ElementTree as ET
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
+_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) p=\d+ u=\S+ n=\S+ \w+\| (.*)$")
+_HEADER = re.compile(r"^(PLAY|TASK|RUNNING HANDLER) \[(.*)\] \*+$")
+_RECAP = "PLAY RECAP"
 
-def _stage(classname: str) -> str:
-    """roles/<role>/... -> the role; a playbook's own tasks -> the playbook."""
-    path = classname.rsplit(":", 1)[0]
-    found = re.search(r"roles/([^/]+)/", path)
-    return f"role {found.group(1)}" if found else Path(path).name
+
+def _time(stamp: str) -> float:
+    return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp()
+
+
+def spans(lines: list[str]) -> tuple[dict[tuple[str, str], float], dict[str, float], float]:
+    """(seconds per (play, task), seconds per play, the run's seconds) of one log."""
+    events: list[tuple[float, str, str]] = []
+    for line in lines:
+        found = _LINE.match(line)
+        if not found:
+            continue
+        when, message = _time(found.group(1)), found.group(2)
+        header = _HEADER.match(message)
+        if header:
+            events.append((when, header.group(1), header.group(2)))
+        elif message.startswith(_RECAP):
+            events.append((when, "RECAP", ""))
+    tasks: dict[tuple[str, str], float] = defaultdict(float)
+    plays: dict[str, float] = defaultdict(float)
+    play = ""
+    for (when, kind, name), (after, _, _) in itertools.pairwise(events):
+        if kind == "PLAY":
+            play = name
+        if kind in ("TASK", "RUNNING HANDLER"):
+            tasks[(play, name)] += after - when
+        if kind != "RECAP":
+            plays[play] += after - when
+    total = events[-1][0] - events[0][0] if len(events) > 1 else 0.0
+    return dict(tasks), dict(plays), total
 
 
 def summarize(path: Path, top: int) -> str:
-    cases = ET.parse(path).getroot().iter("testcase")
-    # One testcase per task and host: keep the slowest host of each task.
-    tasks: dict[tuple[str, str], float] = {}
-    for case in cases:
-        name = re.sub(r"^\[[^]]*\] ", "", case.get("name", ""))
-        key = (case.get("classname", ""), name)
-        tasks[key] = max(tasks.get(key, 0.0), float(case.get("time", "0")))
-    by_class: dict[str, float] = defaultdict(float)
-    for (classname, _), seconds in tasks.items():
-        by_class[_stage(classname)] += seconds
-    lines = [f"{path.name}: {sum(tasks.values()):.0f} s in {len(tasks)} tasks"]
-    for classname, seconds in sorted(by_class.items(), key=lambda kv: -kv[1])[:top]:
-        lines.append(f"  {seconds:7.1f} s  {classname}")
+    tasks, plays, total = spans(path.read_text(errors="replace").splitlines())
+    lines = [f"{path.name}: {total:.0f} s wall, {len(tasks)} tasks"]
+    for play, seconds in sorted(plays.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"  {seconds:7.1f} s  play {play}")
     lines.append("  slowest tasks:")
-    for (classname, name), seconds in sorted(tasks.items(), key=lambda kv: -kv[1])[:top]:
-        lines.append(f"  {seconds:7.1f} s  {name}  ({classname})")
+    for (play, name), seconds in sorted(tasks.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"  {seconds:7.1f} s  {name}  ({play})")
     return "\n".join(lines)
 
 
@@ -49,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--top", type=int, default=12)
     args = parser.parse_args(argv)
-    files = sorted(args.directory.glob("*.xml"), key=lambda p: p.stat().st_mtime)
+    files = sorted(args.directory.glob("*.log"), key=lambda p: p.stat().st_mtime)
     if not files:
-        print(f"no junit files in {args.directory}", file=sys.stderr)
+        print(f"no Ansible logs in {args.directory}", file=sys.stderr)
         return 1
     print("\n\n".join(summarize(path, args.top) for path in files))
     return 0
