@@ -73,10 +73,11 @@ test-unit: setup
 
 # The integration tier waits far more than it computes (SSH set-up, emulated switches'
 # delays, playbooks against unreachable hosts: a load average of 0.6 on 2 cores), so
-# its test files run on several pytest-xdist workers; a file stays on one worker.
+# its tests run on several pytest-xdist workers. A file stays on one worker unless it
+# says SPREAD_TESTS = True (tests/integration/conftest.py).
 INTEGRATION_WORKERS ?= 4
 test-integration: setup $(INTEGRATION_PREREQS)
-	pytest -q -n $(INTEGRATION_WORKERS) --dist loadfile tests/integration $(PYTEST_ARGS)
+	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup tests/integration $(PYTEST_ARGS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 

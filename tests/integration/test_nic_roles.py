@@ -25,6 +25,9 @@ BDF = "0000:65:00.0"
 OEM_PSID = "LNV2190110032"
 TARGET = "12.28.1002"
 
+# Every test builds its own world in tmp_path: xdist may give each its own worker.
+SPREAD_TESTS = True
+
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(

@@ -18,6 +18,9 @@ from test_nic_roles import ANSIBLE_PLAYBOOK, EMU_BIN, OEM_PSID, REPO, TARGET, La
 
 CARDS = {"cardamine": "0000:17:00.0", "apricot": "0000:18:00.0"}
 
+# Every test builds its own world in tmp_path: xdist may give each its own worker.
+SPREAD_TESTS = True
+
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(

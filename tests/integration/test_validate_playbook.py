@@ -10,6 +10,9 @@ import yaml
 
 from tests.tools import inventory
 
+# Every test builds its own world in tmp_path: xdist may give each its own worker.
+SPREAD_TESTS = True
+
 pytestmark = pytest.mark.integration
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -192,4 +192,5 @@ def deployed(lab):
             _SITE_FAILURE.append(f"site.yml failed on the lab: {run.tail()}")
             pytest.fail(_SITE_FAILURE[0], pytrace=False)
         deployment.first_site = run
+        deployment.first_site_deploy_records = deployment.deploy_records()
     return deployment

@@ -8,6 +8,7 @@ site.yml takes several minutes, so running it per suite would dominate the tier.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -53,6 +54,8 @@ class Deployment:
     def __init__(self, inventory: Path = INVENTORY_DIR):
         self.inventory = inventory
         self.first_site: PlaybookRun | None = None
+        # build/deploy/<switch>.json as the first site.yml left them (later runs rewrite them).
+        self.first_site_deploy_records: dict[str, dict] = {}
 
     def play(
         self,
@@ -93,6 +96,13 @@ class Deployment:
         run = self.play(playbook, *extra)
         assert run.returncode == 0, run.tail()
         return run
+
+    def deploy_records(self) -> dict[str, dict]:
+        """The switch deploy module's record of each switch's last deploy."""
+        return {
+            path.stem: json.loads(path.read_text())
+            for path in sorted((REPO_ROOT / "build" / "deploy").glob("*.json"))
+        }
 
     def intent(self, host: str) -> dict:
         """The intent the inventory gives `host`: group_vars/all under its host_vars."""

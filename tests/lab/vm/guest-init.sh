@@ -19,6 +19,33 @@ mgmt_gateway=10.0.2.2
 
 log() { echo "lab-guest $(hostname): $*"; }
 
+# virtme-ng mounts the controller's root over 9p without a cache, so every stat and
+# read of a guest program crosses to the host: python3 took 1 s to start and 20 s to
+# import pyroute2. The lab also exports /usr (tag cxfab_usr) for a second mount with
+# the page and dentry caches on (loose: /usr does not change while a lab is up),
+# stacked under a tmpfs so that /usr stays writable inside the guest as before.
+# virtme-ng's /usr/lib/modules (the guest kernel's modules) is put back on top.
+usr_lower=/run/cxfab-usr/lower usr_rw=/run/cxfab-usr/rw usr_modules=/run/cxfab-usr/modules
+mkdir -p "$usr_lower" "$usr_rw" "$usr_modules"
+if mount --bind /usr/lib/modules "$usr_modules" &&
+    mount -t 9p -o ro,trans=virtio,version=9p2000.L,cache=loose,msize=512000 \
+        cxfab_usr "$usr_lower" && mount -t tmpfs cxfab-usr-rw "$usr_rw" &&
+    mkdir -p "$usr_rw/upper" "$usr_rw/work" &&
+    mount -t overlay cxfab-usr \
+        -o "lowerdir=$usr_lower,upperdir=$usr_rw/upper,workdir=$usr_rw/work" /usr &&
+    mount --bind "$usr_modules" /usr/lib/modules; then
+    log "/usr cached (9p cache=loose)"
+else
+    log "/usr cache FAILED: the uncached root stays"
+fi
+# The same for the emulated ConnectX tools (Python, started for every tool call).
+if mount -t 9p -o ro,trans=virtio,version=9p2000.L,cache=loose,msize=512000 \
+        cxfab_emu "$(dirname "$cxemu_bin")"; then
+    log "emulator cached (9p cache=loose)"
+else
+    log "emulator cache FAILED: the uncached copy stays"
+fi
+
 netdev_by_mac() {
     local want=$1 dev
     for dev in /sys/class/net/*; do

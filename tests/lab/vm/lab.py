@@ -49,6 +49,7 @@ from tests.lab.vm.topology import (
     SWITCHES,
     SWITCHES_KNOWN_HOSTS_FILE,
     Guest,
+    node_cpulist,
 )
 
 UNAVAILABLE = 77
@@ -204,8 +205,15 @@ def qemu_opts(guest: Guest) -> str:
             f"addr=0.{function}{multifunction},mq=on,vectors={DATA_VECTORS},"
             f"mac={guest.data_mac(side)},speed={DATA_SPEED_MBPS},duplex=full"
         )
+    # /usr and the ConnectX tool emulator again, read-only, for the guest's cached
+    # mounts of them (guest-init.sh).
+    cached = [
+        f"-fsdev local,id={tag},path={path},security_model=none,readonly=on "
+        f"-device virtio-9p-pci,fsdev={tag},mount_tag={tag},bus=pcie.0"
+        for tag, path in (("cxfab_usr", "/usr"), ("cxfab_emu", CXEMU_BIN.parent))
+    ]
     control = f"-qmp unix:{guest.qmp_socket},server=on,wait=off -pidfile {guest.pid_file}"
-    return " ".join([mgmt, *data, control])
+    return " ".join([mgmt, *data, *cached, control])
 
 
 def start_guest(guest: Guest, info: dict) -> subprocess.Popen:
@@ -235,9 +243,9 @@ def start_guest(guest: Guest, info: dict) -> subprocess.Popen:
         "--memory",
         f"{GUEST_MEMORY_MB}M",
         "--numa",
-        f"{half}M,cpus=0-{GUEST_CPUS // 2 - 1}",
+        f"{half}M,cpus={node_cpulist(0)}",
         "--numa",
-        f"{half}M,cpus={GUEST_CPUS // 2}-{GUEST_CPUS - 1}",
+        f"{half}M,cpus={node_cpulist(1)}",
         f"--qemu-opts={qemu_opts(guest)}",
         "--exec",
         init,

@@ -33,8 +33,10 @@ GUEST_CXEMU_STATE_DIR = "/var/lib/cxemu"
 GUEST_MGMT_ADDRESS = "10.0.2.15/24"
 GUEST_MGMT_GATEWAY = "10.0.2.2"
 
-# Resources of one guest. 4 vCPUs = 2 NUMA nodes x 2 CPUs; memory split evenly.
-GUEST_CPUS = 4
+# Resources of one guest: 2 NUMA nodes of one vCPU each, memory split evenly. Every
+# vCPU is a host thread under TCG: 2 guests x 4 vCPUs on the 2-core controller spent
+# their time waiting for each other (lock holders descheduled, RCU stalls at boot).
+GUEST_CPUS = 2
 GUEST_MEMORY_MB = 1024
 DATA_QUEUES = 4
 # Reported link speed (a 100G ConnectX-4 port); 802.3ad needs a known speed and full duplex.
@@ -48,6 +50,14 @@ DATA_NETDEVS = ("ens1f0", "ens1f1")
 DATA_PCI = ("0000:65:00.0", "0000:65:00.1")
 SIDES = ("a", "b")
 DATA_DEVICE_IDS = {"a": "data_a", "b": "data_b"}
+
+
+def node_cpulist(node: int) -> str:
+    """The kernel's cpulist of NUMA node `node` (0 or 1) of a guest: "0", "2-3"..."""
+    per_node = GUEST_CPUS // 2
+    first, last = node * per_node, (node + 1) * per_node - 1
+    return str(first) if first == last else f"{first}-{last}"
+
 
 SWITCHES = {
     "lab-sw-a": {"port": 2201, "side": "a"},
