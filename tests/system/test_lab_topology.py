@@ -71,3 +71,21 @@ def test_connectx_tools_come_first_in_guest_path_only(host):
     assert env["CXEMU_STATE_DIR"] == GUEST_CXEMU_STATE_DIR
     assert host.run(f"test -d {GUEST_CXEMU_STATE_DIR} -a -w {GUEST_CXEMU_STATE_DIR} && echo ok")
     assert str(CXEMU_BIN) not in os.environ.get("PATH", "").split(":")
+
+
+def test_usr_and_the_tool_emulator_are_read_through_the_cached_mounts(host):
+    """guest-init.sh's cached 9p mounts are in place (a failed mount only logs).
+
+    Without them every guest program reads the controller's files uncached, and a
+    module call costs twice as long: the lab still passes, only slower, so this
+    test is where a lost mount shows.
+    """
+    # Mounts stacked on /usr are listed bottom first: the last one is what serves it.
+    usr = host.run("findmnt -n -o SOURCE,FSTYPE /usr").splitlines()[-1].split()
+    assert usr == ["cxfab-usr", "overlay"], usr
+    lower = host.run("findmnt -n -o FSTYPE,OPTIONS /run/cxfab-usr/lower").split()
+    assert lower[0] == "9p" and "loose" in lower[1].split(","), lower
+    emulator = host.run(f"findmnt -n -o SOURCE,OPTIONS {CXEMU_BIN.parent}").split()
+    assert emulator[0] == "cxfab_emu" and "loose" in emulator[1].split(","), emulator
+    # virtme-ng's link to the guest kernel's modules is still reachable under /usr.
+    assert host.run("ls /usr/lib/modules/$(uname -r)/modules.dep").strip()

@@ -56,6 +56,9 @@ def spans(lines: list[str]) -> tuple[dict[tuple[str, str], float], dict[str, flo
 
 def summarize(path: Path, top: int) -> str:
     tasks, plays, total = spans(path.read_text(errors="replace").splitlines())
+    if not tasks:
+        # Say so rather than print a run of 0 s: a log in another format reads as empty.
+        return f"{path.name}: no timed TASK line read (not an Ansible log_path file?)"
     lines = [f"{path.name}: {total:.0f} s wall, {len(tasks)} tasks"]
     for play, seconds in sorted(plays.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"  {seconds:7.1f} s  play {play}")

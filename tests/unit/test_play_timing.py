@@ -1,6 +1,6 @@
 """The lab's timing tool reads wall time off Ansible's log, serial batches included."""
 
-from tests.tools.play_timing import spans
+from tests.tools.play_timing import spans, summarize
 
 LOG = """\
 2026-11-23 10:00:00,000 p=1 u=root n=ansible INFO| PLAY [Roll NICs] ****
@@ -29,3 +29,9 @@ def test_plays_and_handlers():
     assert tasks[("Roll NICs", "nic : Activate")] == 5.0
     assert round(plays["Roll NICs"], 1) == 20.3
     assert round(plays["Switches"], 1) == 10.1
+
+
+def test_a_file_without_timed_task_lines_says_so(tmp_path):
+    log = tmp_path / "site-1.log"
+    log.write_text("PLAY [x] ****\nTASK [y] ****\n")
+    assert "no timed TASK line read" in summarize(log, top=5)

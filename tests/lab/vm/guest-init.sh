@@ -25,10 +25,11 @@ log() { echo "lab-guest $(hostname): $*"; }
 # the page and dentry caches on (loose: /usr does not change while a lab is up),
 # stacked under a tmpfs so that /usr stays writable inside the guest as before.
 # virtme-ng's /usr/lib/modules (the guest kernel's modules) is put back on top.
+cached_9p=ro,trans=virtio,version=9p2000.L,cache=loose,msize=512000
 usr_lower=/run/cxfab-usr/lower usr_rw=/run/cxfab-usr/rw usr_modules=/run/cxfab-usr/modules
 mkdir -p "$usr_lower" "$usr_rw" "$usr_modules"
 if mount --bind /usr/lib/modules "$usr_modules" &&
-    mount -t 9p -o ro,trans=virtio,version=9p2000.L,cache=loose,msize=512000 \
+    mount -t 9p -o "$cached_9p" \
         cxfab_usr "$usr_lower" && mount -t tmpfs cxfab-usr-rw "$usr_rw" &&
     mkdir -p "$usr_rw/upper" "$usr_rw/work" &&
     mount -t overlay cxfab-usr \
@@ -39,7 +40,7 @@ else
     log "/usr cache FAILED: the uncached root stays"
 fi
 # The same for the emulated ConnectX tools (Python, started for every tool call).
-if mount -t 9p -o ro,trans=virtio,version=9p2000.L,cache=loose,msize=512000 \
+if mount -t 9p -o "$cached_9p" \
         cxfab_emu "$(dirname "$cxemu_bin")"; then
     log "emulator cached (9p cache=loose)"
 else
