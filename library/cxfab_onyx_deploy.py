@@ -161,6 +161,10 @@ def main():
                 result["changed"] = True
             for warning in records[name]["warnings"]:
                 module.warn(f"{name}: {warning}")
+            for check in records[name].get("post_waived") or []:
+                module.warn(
+                    f"{check['target']} {check['id']}: {check['observed']} ({check['waived']})"
+                )
             failed = records[name].get("post_failed")
             if failed:
                 raise deploy.DeployError(

@@ -1,8 +1,9 @@
-# The lab: two host guests under QEMU/TCG (virtme-ng), their wiring and the emulated
-# switch pair. Included by the top-level Makefile; see docs/lab.md.
+# The lab: two host guests and the switch pair's fabric guest under QEMU/TCG
+# (virtme-ng), their wiring and the emulated switch pair. Included by the top-level
+# Makefile; see docs/lab.md.
 #
 #   make lab-up / lab-status / lab-down     the lab's life cycle
-#   make lab-fail SIDE=a|b, make lab-heal [SIDE=a|b]   cut or restore one switch side
+#   make lab-fail SWITCH=a|b | IPL=cut | PORT=<host>:<n> | SIDE=a|b; make lab-heal [same]
 #   make test-system                        lab up, pytest tests/system, lab down (always)
 
 LAB := cd $(TOP) && python -m tests.lab.vm.lab
@@ -25,12 +26,16 @@ lab-down:  ## Stop the lab: no guest, tap, socket or switch left behind
 lab-status:  ## Show the lab's guests, SSH reachability, switch sides
 	$(LAB) status
 
-lab-fail:  ## Cut one switch side for both hosts: make lab-fail SIDE=a|b
-	@[ -n "$(SIDE)" ] || { echo "usage: make lab-fail SIDE=a|b" >&2; exit 2; }
-	$(LAB) fail $(SIDE)
+# One fault at a time: SWITCH=a|b (the switch dies), IPL=cut, PORT=<host>:<1|2> (a
+# host cable pulled), SIDE=a|b (both hosts' ports on one side lose carrier).
+LAB_FAULT = $(if $(SWITCH),switch $(SWITCH),$(if $(IPL),ipl,$(if $(PORT),port $(PORT),$(if $(SIDE),side $(SIDE),))))
 
-lab-heal:  ## Restore a cut switch side (both sides without SIDE)
-	$(LAB) heal $(SIDE)
+lab-fail:  ## Fail one thing: make lab-fail SWITCH=a|b, IPL=cut, PORT=lab-host1:1 or SIDE=a|b
+	@[ -n "$(LAB_FAULT)" ] || { echo "usage: make lab-fail SWITCH=a|b | IPL=cut | PORT=<host>:<1|2> | SIDE=a|b" >&2; exit 2; }
+	$(LAB) fail $(LAB_FAULT)
+
+lab-heal:  ## Heal the fault named as for lab-fail (every fault without one)
+	$(LAB) heal $(LAB_FAULT)
 
 # The lab tier. The lab always goes down again, whatever the tests did; exit status 77
 # from `lab up` means QEMU cannot run here and the tests then skip with the reason.

@@ -143,7 +143,9 @@ def lab():
 
 @pytest.fixture
 def clean_lab(lab):
-    """The lab with its data ports bare before and after the test; both switch sides up.
+    """The lab with its data ports bare before and after the test; both switch sides up;
+    host 1's ports wired straight to host 2's (no switch between: these tests check the
+    guests' kernels end to end, LACP and VLAN tags included).
 
     Ports that belong to an interface a lab test did not make (e.g. the roles' bond0)
     fail the test before anything is touched.
@@ -158,6 +160,8 @@ def clean_lab(lab):
                     "bare data ports (run them before the roles configure the guests)"
                 )
     lab.reset()
+    if labctl.wiring() != "direct":
+        labctl.wire("direct")
     yield lab
     lab.reset()
 
@@ -185,6 +189,8 @@ def deployed(lab):
     """
     if _SITE_FAILURE:
         pytest.fail(_SITE_FAILURE[0], pytrace=False)
+    if labctl.wiring() != "fabric":  # the hosts reach each other through the switch pair
+        labctl.wire("fabric")
     deployment = Deployment()
     if os.environ.get("CXFAB_LAB_CONFIGURED") != "1":
         run = deployment.play("site.yml")

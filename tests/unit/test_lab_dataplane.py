@@ -19,8 +19,7 @@ from tests.lab.onyx.model import SwitchConfig
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests" / "unit" / "outputs" / "dataplane"
 CONVERGED = OUT / "lab-sw-a-converged"
-CABLED = {"1/1": "lab-host1:ens1f0", "1/2": "lab-host2:ens1f0", "1/35": "lab-sw-b:1/35",
-          "1/36": "lab-sw-b:1/36"}  # fmt: skip
+CABLED = {"1/1": "lab-host1:ens1f0", "1/2": "lab-host2:ens1f0", "1/35": "lab-sw-b:1/35"}
 PEER_BOTH_UP = {"mpos": {"1": {"active": True}, "2": {"active": True}}}
 
 
@@ -119,7 +118,7 @@ def test_converged_state_needs_no_command():
 
 
 def test_blank_namespace_is_built_in_dependency_order():
-    ports = {n: Link(n, "port", up=False, mtu=1500) for n in ("swp1", "swp2", "swp35", "swp36")}
+    ports = {n: Link(n, "port", up=False, mtu=1500) for n in ("swp1", "swp2", "swp35")}
     got = commands(lab_switch(), Current(links=ports))
     index = {cmd: i for i, cmd in enumerate(got)}
     bridge = index["ip link add br0 type bridge vlan_filtering 1 vlan_default_pvid 0"]
@@ -295,9 +294,9 @@ def test_show_bundled_members_and_partner():
     states = dataplane_show.lag_states((CONVERGED / "link.json").read_text())
     local = dataplane_show.mpo_local(lab_switch(), 1, states)
     assert local["active"] and local["flags"] == {"1/1": "P"}
-    assert local["partner"] == "52:54:00:c0:fa:01"
+    assert local["partner"] == "52:54:00:da:00:01"  # lab-host1 bond0
     assert dataplane_show.summary_ports(local) == "Eth1/1(P)"
-    assert states["po100"]["members"] == {"swp35": "P", "swp36": "P"}
+    assert states["po100"]["members"] == {"swp35": "P"}
 
 
 @pytest.mark.parametrize(
@@ -323,3 +322,24 @@ def test_show_bond_without_mode_fails_closed():
             del entry["linkinfo"]["info_data"]["mode"]
     with pytest.raises(dataplane.DataplaneError, match=r"bond mpo1 has no info_data\.mode"):
         dataplane_show.lag_states(json.dumps(links))
+
+
+def test_the_ipl_does_not_learn_so_unicast_never_detours_over_it():
+    want = plan(lab_switch(), CABLED, PEER_BOTH_UP)
+    assert want.links["po100"].learning is False
+    assert all(link.learning is None for name, link in want.links.items() if name != "po100")
+    learning_on = converged(link=(CONVERGED / "link.json").read_text().replace(
+        '"learning":false', '"learning":true'))  # fmt: skip
+    assert commands(lab_switch(), learning_on) == ["bridge link set dev po100 learning off"]
+
+
+def test_a_cut_ipl_downs_its_members_and_a_suspended_secondary_its_mpos():
+    want = plan(lab_switch(), CABLED, PEER_BOTH_UP)
+    cut = dataplane.pair_state(want, ipl_cut=True)
+    assert not cut.links["swp35"].up and cut.links["mpo1"].up and cut.dual_connected == set()
+    suspended = dataplane.pair_state(want, mpos_suspended=True)
+    assert not suspended.links["mpo1"].up and not suspended.links["mpo2"].up
+    assert suspended.links["po100"].up and suspended.links["swp35"].up
+    assert commands(lab_switch(), converged()) == []
+    got = [" ".join(c) for c in converge(suspended, converged())]
+    assert got == ["ip link set mpo1 down", "ip link set mpo2 down"]

@@ -30,7 +30,7 @@ that make it so (none when converged), removals first, in dependency order.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .model import SwitchConfig
 
@@ -81,6 +81,7 @@ class Link:
     lower: str | None = None  # vlan / macvlan parent
     address: str | None = None  # MAC (lower case); None: the kernel's
     options: dict = field(default_factory=dict)
+    learning: bool | None = None  # as a bridge port; None: left as the kernel has it
 
 
 @dataclass
@@ -155,6 +156,11 @@ def plan(
             options=_bond_options(cfg, "port-channel", number, None),
         )  # fmt: skip
         if po.ipl is not None:
+            # The lab's pair syncs no MACs over the IPL (Onyx and Cumulus do): a port that
+            # learned a dual-connected host's MAC from a flood over the IPL would send its
+            # unicast back across, where the MLAG rule drops it. Without learning there, a
+            # unicast for a host not learned locally floods, and the local MPO delivers it.
+            out.links[name].learning = False
             out.ipl = name
             out.vlans[name] = {vid: (False, False) for vid in sorted(known)}
         else:
@@ -198,6 +204,22 @@ def plan(
             if local_mpo_active(cfg, n) and (remote.get(str(n)) or {}).get("active")
         }
     return out
+
+
+def pair_state(want: Plan, ipl_cut: bool = False, mpos_suspended: bool = False) -> Plan:
+    """The plan as the pair's state changes it, beyond the config.
+
+    ipl_cut: the IPL's member ports are down (the lab's `fail ipl`: the cable is gone);
+    mpos_suspended: this switch is the MLAG secondary that lost the IPL while its peer
+    still answers over management, so Onyx shuts its MPOs (split-brain protection).
+    """
+    links = dict(want.links)
+    for name, link in want.links.items():
+        ipl_member = ipl_cut and want.ipl is not None and link.master == want.ipl
+        suspended = mpos_suspended and link.kind == "bond" and name.startswith("mpo")
+        if ipl_member or suspended:
+            links[name] = replace(link, up=False)
+    return replace(want, links=links, dual_connected=set() if ipl_cut else want.dual_connected)
 
 
 def _gateways(cfg: SwitchConfig, out: Plan, vid: int, svi, vrrp_state: dict) -> None:

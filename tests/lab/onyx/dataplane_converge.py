@@ -72,10 +72,14 @@ def parse_links(text) -> dict[str, Link]:
             lower = entry.get("link") if kind in ("vlan", "macvlan") else None
         else:
             kind, options, lower = "port", {}, None
+        learning = None
+        if info.get("info_slave_kind") == "bridge":
+            learning = (info.get("info_slave_data") or {}).get("learning")
         links[name] = Link(
             name, kind, up="UP" in entry["flags"], mtu=entry.get("mtu"),
             master=entry.get("master"), lower=lower,
             address=str(entry.get("address", "")).lower() or None, options=options,
+            learning=learning,
         )  # fmt: skip
     return links
 
@@ -284,6 +288,10 @@ def _settings(link: Link, now: Link | None, want: dict[str, Link]) -> list[list[
         cmds.append(["ip", "link", "set", name, "master", link.master])
     if link.mtu is not None and (now is None or now.mtu != link.mtu):
         cmds.append(["ip", "link", "set", name, "mtu", str(link.mtu)])
+    learning_now = now.learning if now is not None and master_now == link.master else None
+    if link.learning is not None and link.master == BRIDGE and learning_now != link.learning:
+        cmds.append(["bridge", "link", "set", "dev", name,
+                         "learning", "on" if link.learning else "off"])  # fmt: skip
     if now is None or now.up != link.up:
         cmds.append(["ip", "link", "set", name, "up" if link.up else "down"])
     return cmds

@@ -2,7 +2,7 @@
 
   python -m tests.lab.onyx.pair start  --run-dir DIR [--ports 2201,2202]
         [--from-config a.cfg,b.cfg] [--async-messages] [--version 3.10.2002]
-        [--known-hosts FILE]
+        [--known-hosts FILE] [--dataplane FILE]
   python -m tests.lab.onyx.pair status --run-dir DIR
   python -m tests.lab.onyx.pair stop   --run-dir DIR
   python -m tests.lab.onyx.pair ctl    --run-dir DIR <switch> kill|revive|cut-ipl|heal-ipl|
@@ -102,6 +102,8 @@ def _spawn(run_dir: Path, layout: dict, index: int) -> int:
     ]  # fmt: skip
     if layout["async_messages"]:
         cmd.append("--async-messages")
+    if layout.get("dataplane"):
+        cmd += ["--dataplane", layout["dataplane"]]
     log = open(run_dir / f"{sw['name']}.log", "a", encoding="utf-8")  # noqa: SIM115
     with log:
         proc = subprocess.Popen(
@@ -132,6 +134,7 @@ def start(
     async_messages: bool,
     from_config: list[Path] | None,
     password: str | None = None,
+    dataplane: Path | None = None,
 ) -> dict:
     if len(ports) != 2:
         raise PairError("--ports: give two ports, e.g. 2201,2202")
@@ -154,6 +157,7 @@ def start(
     layout = {
         "version": version,
         "async_messages": async_messages,
+        "dataplane": str(dataplane.resolve()) if dataplane else None,
         "switches": [
             {
                 "name": name,
@@ -297,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     p_start.add_argument("--async-messages", action="store_true")
     p_start.add_argument("--from-config", help="two saved running-configs: a.cfg,b.cfg")
     p_start.add_argument("--known-hosts", type=Path, help="write the host keys into this file")
+    p_start.add_argument(
+        "--dataplane", type=Path, help="the lab's fabric guest (dataplane.json of lab.py)"
+    )
     p_keys = sub.add_parser("known-hosts", help="write both host keys into a known-hosts file")
     p_keys.add_argument("--run-dir", required=True, type=Path)
     p_keys.add_argument("--known-hosts", required=True, type=Path)
@@ -315,7 +322,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.action == "start":
             ports = [int(p) for p in args.ports.split(",") if p.strip()]
             configs = [Path(p) for p in args.from_config.split(",")] if args.from_config else None
-            layout = start(args.run_dir, ports, args.version, args.async_messages, configs)
+            layout = start(
+                args.run_dir, ports, args.version, args.async_messages, configs,
+                dataplane=args.dataplane,
+            )  # fmt: skip
             if args.known_hosts:
                 write_known_hosts(args.run_dir, args.known_hosts)
             for sw in layout["switches"]:

@@ -26,6 +26,7 @@ from pathlib import Path
 import paramiko
 
 from .cli import Session
+from .dataplane_agent import DataplaneAgent, Target
 from .model import CliError
 from .runcfg import config_lines
 from .switch import Identity, Keepalive, Switch
@@ -289,6 +290,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host-mac", default="7C:FE:90:11:00:0A")
     parser.add_argument("--mgmt-ip", default="127.0.0.1")
     parser.add_argument("--async-messages", action="store_true")
+    parser.add_argument(
+        "--dataplane", help="JSON file of the lab's fabric guest (lab.py): drive this switch's "
+        "namespace there from its config"
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -308,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(target=server.serve_control, args=(control,), daemon=True).start()
     if args.async_messages:
         threading.Thread(target=server.async_messages, daemon=True).start()
+    if args.dataplane:
+        spec = json.loads(Path(args.dataplane).read_text(encoding="utf-8"))
+        mine = spec["switches"][args.name]
+        server.switch.lag_states = {}
+        target = Target(ssh=spec["ssh"], namespace=mine["namespace"], cabled=mine["cabled"])
+        DataplaneAgent(server.switch, target).start()
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_ssh()
     return 0

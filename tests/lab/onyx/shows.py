@@ -239,6 +239,15 @@ def show_mlag_vip(switch: Switch, json_print: bool) -> str:
     return "\n".join(lines)
 
 
+def _ports(local: dict, flag: str) -> str:
+    """`Eth1/1(P) ...`: each member's own flag when a dataplane reported it (D/P/I),
+    else the MPO's flag for all; an MPO suspended by MLAG shows S on every member."""
+    flags = local.get("flags")
+    if flags is not None and flag != "S":
+        return " ".join(f"Eth{port}({member})" for port, member in flags.items())
+    return " ".join(f"Eth{m}({flag})" for m in local.get("members", []))
+
+
 def show_mpo_summary(switch: Switch, json_print: bool) -> str:
     status = switch.status()
     flags = "D-Down, U-Up, P-Partial UP, S - suspended by MLAG"
@@ -251,10 +260,10 @@ def show_mpo_summary(switch: Switch, json_print: bool) -> str:
     rows = {}
     for index, (number, mpo) in enumerate(status["mpos"].items(), start=1):
         member_flag = {"U": "P", "P": "P", "S": "S", "D": "D"}[mpo["flag"]]
-        local = " ".join(f"Eth{m}({member_flag})" for m in mpo["local"]["members"]) or "N/A"
+        local = _ports(mpo["local"], member_flag) or "N/A"
         remote = mpo["remote"]
         peer_flag = "P" if remote and remote["active"] else "D"
-        peer_ports = " ".join(f"Eth{m}({peer_flag})" for m in (remote or {}).get("members", []))
+        peer_ports = _ports(remote or {"members": []}, peer_flag)
         rows[f"{index} Mpo{number}({mpo['flag']})"] = {
             "Type": "LACP" if mpo["local"]["lacp"] else "Static",
             "Local Ports (D/P/S/I)": local,

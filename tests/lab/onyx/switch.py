@@ -26,6 +26,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 
+from . import dataplane_show
 from .model import SwitchConfig
 from .runcfg import render, version_tuple
 
@@ -60,6 +61,9 @@ class Switch:
         # Config lines refused on demand (control `reject-line`), to test reverts.
         self.rejected_lines: set[str] = set()
         self.logins = 0
+        # The bonds of this switch's dataplane namespace as last read (dataplane_agent);
+        # None: the switch has no dataplane (MPO states then follow the config alone).
+        self.lag_states: dict[str, dict] | None = None
 
     # ------------------------------------------------------------------ config database
     @property
@@ -142,6 +146,8 @@ class Switch:
         }
 
     def _mpo_local(self, number: int) -> dict:
+        if self.lag_states is not None:
+            return dataplane_show.mpo_local(self.cfg, number, self.lag_states)
         mpo = self.cfg.mpos[number]
         members = [
             e
@@ -216,6 +222,17 @@ class Switch:
                 "peer": peer,
                 "mpos": mpos,
             }
+
+    def mpos_suspended(self) -> bool:
+        """Onyx's split-brain rule: the MLAG-VIP standby that lost the IPL while its peer
+        still answers over management shuts its MPOs until the IPL is back."""
+        with self.lock:
+            status = self.status()
+            vip = self.vip_view()
+            return bool(
+                status["ipl"] and not status["ipl_up"] and vip and vip["peer"]
+                and vip["peer"].get("ipl") and vip["role"] == "standby"
+            )  # fmt: skip
 
     def vip_view(self) -> dict | None:
         with self.lock:

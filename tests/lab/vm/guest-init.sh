@@ -1,18 +1,19 @@
 #!/bin/bash
 # Main program of a lab guest (started by virtme-ng --exec): give the management NIC
-# its address, prepare root's environment, seed the emulated ConnectX device, start
-# sshd and stay up until the controller stops the guest.
+# its address, prepare root's environment, seed the emulated ConnectX device (host
+# guests), start sshd and stay up until the controller stops the guest.
 #
 # Everything written here lands in the guest's tmpfs overlays (/etc, /var, /root):
 # the controller's own files are shared read-only and never change.
 #
-# usage: guest-init.sh <ssh-dir> <cxemu-bin-dir> <mgmt-mac> <data-mac-a> <data-mac-b>
+# usage: guest-init.sh <ssh-dir> <cxemu-bin-dir|-> <mgmt-mac> <data-mac>...
+#   cxemu-bin-dir "-": no emulated ConnectX (the fabric guest of the switch pair)
 set -u
 
 ssh_dir=$1
 cxemu_bin=$2
 mgmt_mac=$3
-data_macs=("$4" "$5")
+data_macs=("${@:4}")
 state_dir=/var/lib/cxemu
 mgmt_address=10.0.2.15/24
 mgmt_gateway=10.0.2.2
@@ -40,7 +41,9 @@ else
     log "/usr cache FAILED: the uncached root stays"
 fi
 # The same for the emulated ConnectX tools (Python, started for every tool call).
-if mount -t 9p -o "$cached_9p" \
+if [ "$cxemu_bin" = - ]; then
+    cxemu_bin=/nonexistent
+elif mount -t 9p -o "$cached_9p" \
         cxfab_emu "$(dirname "$cxemu_bin")"; then
     log "emulator cached (9p cache=loose)"
 else
@@ -59,13 +62,21 @@ netdev_by_mac() {
 }
 
 # udev names the NICs asynchronously: wait until every expected MAC has its final name.
+all_named() {
+    local mac dev
+    mgmt=$(netdev_by_mac "$mgmt_mac") && [[ $mgmt != eth* ]] || return 1
+    data=()
+    for mac in "${data_macs[@]}"; do
+        dev=$(netdev_by_mac "$mac") || return 1
+        data+=("$dev")
+    done
+}
 for _ in $(seq 1 100); do
     udevadm settle -t 5 2>/dev/null
-    mgmt=$(netdev_by_mac "$mgmt_mac") && data_a=$(netdev_by_mac "${data_macs[0]}") &&
-        data_b=$(netdev_by_mac "${data_macs[1]}") && [[ $mgmt != eth* ]] && break
+    all_named && break
     sleep 0.2
 done
-log "netdevs mgmt=$mgmt data=$data_a,$data_b"
+log "netdevs mgmt=$mgmt data=$(IFS=,; echo "${data[*]}")"
 
 # Both guests share the controller's /etc/machine-id, so udev would give a new bond or
 # VLAN the same "persistent" MAC on both hosts (LACP then sees an illegal loopback).
@@ -95,8 +106,8 @@ EOF
 export PATH=$guest_path CXEMU_STATE_DIR=$state_dir
 
 if [ -x "$cxemu_bin/cxemu-admin" ]; then
-    if "$cxemu_bin/cxemu-admin" seed --profile seed000 --netdevs "$data_a,$data_b"; then
-        log "cxemu seeded (seed000 on $data_a,$data_b)"
+    if "$cxemu_bin/cxemu-admin" seed --profile seed000 --netdevs "${data[0]},${data[1]}"; then
+        log "cxemu seeded (seed000 on ${data[0]},${data[1]})"
         # TCG guests move 0.1-0.3 Gb/s, not 100: the emulated NIC's shaper runs at
         # 1/200 of the configured rate (1 Gb/s shapes to 5 Mb/s), so the highest lab
         # limit (25 Mb/s) stays far under what a starved guest still pushes; the lab

@@ -1,13 +1,22 @@
-"""Bring the lab up and down: two host guests under QEMU/TCG, their wiring, the switches.
+"""Bring the lab up and down: host guests under QEMU/TCG, the switch pair, their wiring.
 
-usage: python -m tests.lab.vm.lab {up|down|status|fail SIDE|heal [SIDE]}
+usage: python -m tests.lab.vm.lab {up|down|status|wire MODE|fail WHAT|heal [WHAT]}
 
-up      wire the two switch sides, boot lab-host1 and lab-host2 (virtme-ng, TCG), start
-        the emulated Onyx pair when present, wait for SSH, write inventories/lab/hosts.yml
+up      boot lab-host1, lab-host2 and lab-fabric (virtme-ng, TCG), cable every host port
+        to its switch port in lab-fabric, start the emulated Onyx pair (it keeps the
+        fabric's namespaces converged to its config), wait for SSH, write
+        inventories/lab/hosts.yml
 down    stop everything `up` started: guests, switch emulators, taps, sockets
-status  what is running, reachable and which switch sides are cut
-fail    cut switch side a or b: both hosts' ports on that side lose carrier (QMP set_link)
-heal    restore one side, or both when SIDE is omitted
+status  what is running, reachable, how the hosts are wired and what is failed
+wire    fabric: host ports reach their switch ports (default); direct: host 1 meets
+        host 2 on each side with no switch between (the lab's own kernel tests)
+fail    switch a|b   the switch dies: its emulator is killed, its ports go dark (the
+                     hosts' ports cabled to it lose carrier), its IPL ends go down
+        ipl          the IPL is cut while both switches live (Onyx: the secondary
+                     shuts its MPOs)
+        port HOST:N  the cable of HOST's data port N (1 = side a, 2 = side b) is pulled
+        side a|b     both hosts' ports on that side lose carrier (also: fail a|b)
+heal    the same words restore one fault; without any, every fault is healed
 
 Exit status 77 from `up` means the lab cannot run on this machine at all (reason
 printed and kept in tests/lab/run/unavailable for the lab tests to report).
@@ -25,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.lab.vm import kernel
+from tests.lab.vm import fabric, kernel
 from tests.lab.vm.qmp import Qmp, QmpError
 from tests.lab.vm.topology import (
     CXEMU_BIN,
@@ -33,6 +42,9 @@ from tests.lab.vm.topology import (
     DATA_QUEUES,
     DATA_SPEED_MBPS,
     DATA_VECTORS,
+    FABRIC,
+    FABRIC_CPUS,
+    FABRIC_MEMORY_MB,
     GUEST_CPUS,
     GUEST_INIT,
     GUEST_MEMORY_MB,
@@ -49,12 +61,20 @@ from tests.lab.vm.topology import (
     SWITCHES,
     SWITCHES_KNOWN_HOSTS_FILE,
     Guest,
+    cable_of,
+    cabled_ports,
     node_cpulist,
 )
 
 UNAVAILABLE = 77
 UNAVAILABLE_FILE = RUN_DIR / "unavailable"
 LINKS_FILE = RUN_DIR / "links.json"
+FAULTS_FILE = RUN_DIR / "faults.json"
+WIRING_FILE = RUN_DIR / "wiring"
+# What the emulated switches need to drive their namespaces in lab-fabric (server.py
+# --dataplane): the SSH command into the guest and each switch's cabled ports.
+DATAPLANE_FILE = RUN_DIR / "dataplane.json"
+ALL_GUESTS = (*GUESTS, FABRIC)
 BOOT_TIMEOUT_S = 300
 TAP_MTU = 9000
 # The image the lab intent points at (inventories/lab/host_vars/*/cxfab.yml): the
@@ -155,33 +175,40 @@ def ssh_ok(guest: Guest) -> bool:
 
 # ---------------------------------------------------------------- wiring
 def wire_up() -> None:
-    """One tap per data port; each switch side is a transparent wire between two taps.
-
-    tc mirred redirects every frame (LACPDUs and VLAN tags included) from one host's
-    tap to the other's, which a Linux bridge would not do for LACP.
-    """
+    """One tap per host data port and per fabric NIC, then the fabric wiring."""
     for guest in GUESTS:
         for side in SIDES:
             tap = guest.tap(side)
             run("ip", "tuntap", "add", "dev", tap, "mode", "tap", "multi_queue")
             run("ip", "link", "set", tap, "mtu", str(TAP_MTU), "up")
-    for side in SIDES:
-        one, other = (guest.tap(side) for guest in GUESTS)
-        for src, dst in ((one, other), (other, one)):
-            run("tc", "qdisc", "add", "dev", src, "ingress")
-            run(
-                "tc", "filter", "add", "dev", src, "parent", "ffff:", "protocol", "all",
-                "u32", "match", "u32", "0", "0",
-                "action", "mirred", "egress", "redirect", "dev", dst,
-            )  # fmt: skip
+    for tap in fabric.all_taps()[len(GUESTS) * len(SIDES) :]:
+        run("ip", "tuntap", "add", "dev", tap, "mode", "tap")
+        run("ip", "link", "set", tap, "mtu", str(fabric.PORT_MTU), "up")
+    wire("fabric")
+
+
+def wiring() -> str:
+    try:
+        return WIRING_FILE.read_text().strip()
+    except OSError:
+        return "fabric"
+
+
+def wire(mode: str) -> None:
+    """Join the host taps to the fabric's (fabric) or to each other (direct)."""
+    commands = fabric.wire_commands(mode)
+    for tap in fabric.all_taps():
+        run("tc", "qdisc", "del", "dev", tap, "ingress", check=False, quiet=True)
+    for argv in commands:
+        run(*argv)
+    WIRING_FILE.write_text(mode + "\n")
 
 
 def wire_down() -> None:
-    for guest in GUESTS:
-        for side in SIDES:
-            tap = guest.tap(side)
-            if Path("/sys/class/net", tap).exists():
-                run("ip", "link", "del", tap, check=False)
+    for tap in fabric.all_taps():
+        if Path("/sys/class/net", tap).exists():
+            run("ip", "link", "del", tap, check=False)
+    WIRING_FILE.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- guests
@@ -190,6 +217,13 @@ def qemu_opts(guest: Guest) -> str:
         f"-netdev user,id=mgmt,net=10.0.2.0/24,hostfwd=tcp:127.0.0.1:{guest.ssh_port}-10.0.2.15:22 "
         f"-device virtio-net-pci,netdev=mgmt,mac={guest.mgmt_mac},bus=pcie.0,addr=0x10"
     )
+    control = f"-qmp unix:{guest.qmp_socket},server=on,wait=off -pidfile {guest.pid_file}"
+    usr = (
+        "-fsdev local,id=cxfab_usr,path=/usr,security_model=none,readonly=on "
+        "-device virtio-9p-pci,fsdev=cxfab_usr,mount_tag=cxfab_usr,bus=pcie.0"
+    )
+    if guest == FABRIC:
+        return " ".join([mgmt, *fabric.fabric_qemu_nics(), usr, control])
     # The data NIC: one dual-function PCI device behind a PCIe expander on NUMA node 1,
     # like a dual-port ConnectX in a slot of the second socket.
     data = [
@@ -207,27 +241,28 @@ def qemu_opts(guest: Guest) -> str:
         )
     # /usr and the ConnectX tool emulator again, read-only, for the guest's cached
     # mounts of them (guest-init.sh).
-    cached = [
-        f"-fsdev local,id={tag},path={path},security_model=none,readonly=on "
-        f"-device virtio-9p-pci,fsdev={tag},mount_tag={tag},bus=pcie.0"
-        for tag, path in (("cxfab_usr", "/usr"), ("cxfab_emu", CXEMU_BIN.parent))
-    ]
-    control = f"-qmp unix:{guest.qmp_socket},server=on,wait=off -pidfile {guest.pid_file}"
-    return " ".join([mgmt, *data, *cached, control])
+    emulator = (
+        f"-fsdev local,id=cxfab_emu,path={CXEMU_BIN.parent},security_model=none,readonly=on "
+        "-device virtio-9p-pci,fsdev=cxfab_emu,mount_tag=cxfab_emu,bus=pcie.0"
+    )
+    return " ".join([mgmt, *data, usr, emulator, control])
 
 
 def start_guest(guest: Guest, info: dict) -> subprocess.Popen:
     guest.run_dir.mkdir(parents=True, exist_ok=True)
-    half = GUEST_MEMORY_MB // 2
-    init = " ".join(
-        [
-            str(GUEST_INIT),
-            str(SSH_DIR),
-            str(CXEMU_BIN),
-            guest.mgmt_mac,
-            *(guest.data_mac(side) for side in SIDES),
-        ]
-    )
+    if guest == FABRIC:  # no emulated ConnectX, one small NUMA-less guest
+        macs = fabric.fabric_init_args()
+        init = " ".join([str(GUEST_INIT), str(SSH_DIR), "-", *macs])
+        shape = ["--cpus", str(FABRIC_CPUS), "--memory", f"{FABRIC_MEMORY_MB}M"]
+    else:
+        macs = [guest.mgmt_mac, *(guest.data_mac(side) for side in SIDES)]
+        init = " ".join([str(GUEST_INIT), str(SSH_DIR), str(CXEMU_BIN), *macs])
+        half = GUEST_MEMORY_MB // 2
+        shape = [
+            "--cpus", str(GUEST_CPUS), "--memory", f"{GUEST_MEMORY_MB}M",
+            "--numa", f"{half}M,cpus={node_cpulist(0)}",
+            "--numa", f"{half}M,cpus={node_cpulist(1)}",
+        ]  # fmt: skip
     argv = [
         "vng",
         "--run",
@@ -238,14 +273,7 @@ def start_guest(guest: Guest, info: dict) -> subprocess.Popen:
         "--verbose",
         "--name",
         guest.name,
-        "--cpus",
-        str(GUEST_CPUS),
-        "--memory",
-        f"{GUEST_MEMORY_MB}M",
-        "--numa",
-        f"{half}M,cpus={node_cpulist(0)}",
-        "--numa",
-        f"{half}M,cpus={node_cpulist(1)}",
+        *shape,
         f"--qemu-opts={qemu_opts(guest)}",
         "--exec",
         init,
@@ -416,6 +444,118 @@ def set_side(side: str, up: bool) -> None:
     log(f"switch side {side} {'restored' if up else 'cut'} for {', '.join(g.name for g in GUESTS)}")
 
 
+def write_dataplane_file() -> None:
+    """What the emulated switches need to drive their namespaces in lab-fabric.
+
+    One shared SSH connection into the guest (ControlMaster) serves both switch
+    processes: a command then costs the guest one exec, not a new SSH handshake.
+    """
+    control = [
+        "-o", "ControlMaster=auto", "-o", f"ControlPath={RUN_DIR / 'fabric.cm'}",
+        "-o", "ControlPersist=600",
+    ]  # fmt: skip
+    ssh = ssh_argv(FABRIC)
+    data = {
+        "ssh": [ssh[0], *control, *ssh[1:]],
+        "switches": {name: {"namespace": name, "cabled": cabled_ports(name)} for name in SWITCHES},
+    }
+    DATAPLANE_FILE.write_text(json.dumps(data, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- faults
+def faults() -> set[str]:
+    try:
+        return set(json.loads(FAULTS_FILE.read_text()))
+    except (OSError, ValueError):
+        return set()
+
+
+def _record(fault: str, active: bool) -> None:
+    now = faults()
+    now = now | {fault} if active else now - {fault}
+    FAULTS_FILE.write_text(json.dumps(sorted(now)) + "\n")
+
+
+def _set_links(devices: list[tuple[Guest, str]], up: bool) -> None:
+    for guest, device in devices:
+        with Qmp(guest.qmp_socket) as qmp:
+            qmp.execute("set_link", name=device, up=up)
+
+
+def _switch_name(letter: str) -> str:
+    name = f"lab-sw-{letter.lower()}"
+    if name not in SWITCHES:
+        raise SystemExit(f"lab: SWITCH must be one of {', '.join(SIDES)}, not {letter!r}")
+    return name
+
+
+def set_switch(letter: str, alive: bool) -> None:
+    """A switch dies (its emulator killed, every port dark) or comes back."""
+    name = _switch_name(letter)
+    cables = fabric.switch_cables(name)
+    devices = [(c.host, DATA_DEVICE_IDS[c.side]) for c in cables]
+    devices += [(FABRIC, c.device_id) for c in cables]
+    if alive:
+        _set_links(devices, up=True)
+        onyx("ctl", name, "revive")  # its dataplane agent brings the ports back up
+    else:
+        onyx("ctl", name, "kill")
+        _set_links(devices, up=False)
+        dark = "; ".join(
+            f"ip -n {name} link set {fabric.port_ifname(port)} down" for port in cabled_ports(name)
+        )
+        run(*ssh_argv(FABRIC, dark))
+    _record(f"switch:{name}", not alive)
+    log(f"switch {name} {'back' if alive else 'dead: emulator killed, ports dark'}")
+
+
+def set_ipl(cut: bool) -> None:
+    """Cut the IPL with both switches alive: the first switch's agent downs its IPL ports."""
+    name = next(iter(SWITCHES))
+    onyx("ctl", name, "cut-ipl" if cut else "heal-ipl")
+    _record("ipl", cut)
+    log(f"IPL {'cut' if cut else 'restored'} (at {name})")
+
+
+def set_port(spec: str, up: bool) -> None:
+    """Pull (or plug back) the cable of one host data port: HOST:N."""
+    host, _, number = spec.partition(":")
+    try:
+        cable = cable_of(host, int(number))
+    except (KeyError, ValueError) as exc:
+        raise SystemExit(f"lab: PORT must be HOST:1 or HOST:2 of a lab host ({exc})") from exc
+    _set_links([(cable.host, DATA_DEVICE_IDS[cable.side]), (FABRIC, cable.device_id)], up)
+    _record(f"port:{host}:{number}", not up)
+    log(f"cable {host}:{number} <-> {cable.switch} {cable.port} {'plugged' if up else 'pulled'}")
+
+
+def apply_fault(words: list[str], active: bool) -> int:
+    """`fail`/`heal` with WHAT: switch X, ipl, port HOST:N, side X (or just X)."""
+    if not words and not active:
+        for fault in sorted(faults()):
+            kind, _, arg = fault.partition(":")
+            arg = arg.rsplit("-", 1)[-1] if kind == "switch" else arg
+            apply_fault([kind, arg] if arg else [kind], False)
+        for side in SIDES:
+            set_side(side, up=True)
+        return 0
+    if len(words) == 1 and words[0].lower() in SIDES:
+        words = ["side", words[0]]
+    kind, args = (words[0].lower(), words[1:]) if words else ("", [])
+    if kind == "switch" and len(args) == 1:
+        set_switch(args[0], alive=not active)
+    elif kind == "ipl" and not args:
+        set_ipl(cut=active)
+    elif kind == "port" and len(args) == 1:
+        set_port(args[0], up=not active)
+    elif kind == "side" and len(args) == 1:
+        set_side(args[0].lower(), up=not active)
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
 def make_firmware_image() -> None:
     """Write the emulated card's firmware image the lab intent references."""
     FIRMWARE_IMAGE.parent.mkdir(parents=True, exist_ok=True)
@@ -479,7 +619,7 @@ def up() -> int:
         log(f"cannot run here: {exc}")
         return UNAVAILABLE
     UNAVAILABLE_FILE.unlink(missing_ok=True)
-    if all(guest_pid(g) for g in GUESTS) and all(ssh_ok(g) for g in GUESTS):
+    if all(guest_pid(g) for g in ALL_GUESTS) and all(ssh_ok(g) for g in ALL_GUESTS):
         log("already up")
         make_firmware_image()
         write_inventory()
@@ -490,18 +630,19 @@ def up() -> int:
     wire_up()
     LINKS_FILE.write_text(json.dumps(dict.fromkeys(SIDES, True)) + "\n")
     procs = {}
-    for guest in GUESTS:
+    for guest in ALL_GUESTS:
         procs[guest.name] = start_guest(guest, info)
         (guest.run_dir / "session").write_text(f"{procs[guest.name].pid}\n")
     ports = ",".join(str(switch["port"]) for switch in SWITCHES.values())
-    switches = onyx("start", "--ports", ports, wait=False)
+    write_dataplane_file()
+    switches = onyx("start", "--ports", ports, "--dataplane", str(DATAPLANE_FILE), wait=False)
     log(f"booting {', '.join(procs)} (kernel {info['version']}, TCG)")
     ready: dict[str, float] = {}
-    deadlines = {guest.name: time.monotonic() + BOOT_TIMEOUT_S for guest in GUESTS}
+    deadlines = {guest.name: time.monotonic() + BOOT_TIMEOUT_S for guest in ALL_GUESTS}
     restarts = dict.fromkeys(deadlines, BOOT_RESTARTS)
     stuck = ""
-    while len(ready) < len(GUESTS) and not stuck:
-        for guest in GUESTS:
+    while len(ready) < len(ALL_GUESTS) and not stuck:
+        for guest in ALL_GUESTS:
             if guest.name in ready:
                 continue
             late = time.monotonic() >= deadlines[guest.name]
@@ -527,7 +668,7 @@ def up() -> int:
                 ready[guest.name] = time.monotonic() - started
                 log(f"{guest.name} answers SSH after {ready[guest.name]:.1f}s")
         time.sleep(1)
-    if len(ready) < len(GUESTS):
+    if len(ready) < len(ALL_GUESTS):
         log(f"guests not reachable ({stuck}, restarted once); consoles under {RUN_DIR}")
         if switches is not None:
             switches.wait()
@@ -535,6 +676,14 @@ def up() -> int:
         return 1
     if switches is not None and switches.wait() != 0:
         log("the Onyx switch pair failed to start")
+        down(quiet=True)
+        return 1
+    cabled = subprocess.run(
+        ssh_argv(FABRIC, "bash", "-s"), input=fabric.cabling_script(), text=True,
+        capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    if cabled.returncode != 0:
+        log(f"cabling {FABRIC.name} failed: {cabled.stderr.strip()[-600:]}")
         down(quiet=True)
         return 1
     make_firmware_image()
@@ -545,10 +694,12 @@ def up() -> int:
 
 def down(quiet: bool = False) -> int:
     onyx("stop")
-    for guest in GUESTS:
+    for guest in ALL_GUESTS:
         stop_guest(guest)
     wire_down()
     LINKS_FILE.unlink(missing_ok=True)
+    FAULTS_FILE.unlink(missing_ok=True)
+    DATAPLANE_FILE.unlink(missing_ok=True)
     if not quiet:
         log("down: guests stopped, taps removed")
     return 0
@@ -556,16 +707,17 @@ def down(quiet: bool = False) -> int:
 
 def status() -> int:
     healthy = True
-    for guest in GUESTS:
+    for guest in ALL_GUESTS:
         pid = guest_pid(guest)
         reachable = pid is not None and ssh_ok(guest)
         healthy &= reachable
         state = f"running (pid {pid})" if pid else "stopped"
         answer = "ok" if reachable else "-"
         print(f"{guest.name:10} {state:22} ssh 127.0.0.1:{guest.ssh_port} {answer}")
-    if any(guest_pid(g) for g in GUESTS):
+    if any(guest_pid(g) for g in ALL_GUESTS):
         sides = link_states()
         print("switch sides: " + ", ".join(f"{s}={'up' if sides[s] else 'CUT'}" for s in SIDES))
+        print(f"wiring: {wiring()}; faults: {', '.join(sorted(faults())) or 'none'}")
     result = onyx("status")
     if result is not None:
         healthy &= result.returncode == 0
@@ -583,13 +735,11 @@ def main(argv: list[str]) -> int:
         return down()
     if command == "status":
         return status()
-    if command == "fail" and len(args) == 1:
-        set_side(args[0].lower(), up=False)
+    if command == "wire" and len(args) == 1 and args[0] in fabric.WIRINGS:
+        wire(args[0])
         return 0
-    if command == "heal" and len(args) <= 1:
-        for side in [args[0].lower()] if args and args[0] else SIDES:
-            set_side(side, up=True)
-        return 0
+    if command in ("fail", "heal"):
+        return apply_fault([a for a in args if a], active=command == "fail")
     print(__doc__, file=sys.stderr)
     return 2
 

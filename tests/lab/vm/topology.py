@@ -106,9 +106,76 @@ class Guest:
 
 GUESTS = (Guest("lab-host1", 1), Guest("lab-host2", 2))
 
+# The switch pair's dataplane twin: one more guest, "lab-fabric", with one network
+# namespace per switch (named after the switch). Each host data port is cabled to a NIC
+# of this guest, which the lab moves into its switch's namespace as swp<N> (Onyx port
+# 1/N); the IPL is a veth pair between the namespaces. The emulated switches keep
+# the namespaces converged to their config (tests/lab/onyx/dataplane_agent.py).
+# Only the IPL's first member (1/35) is cabled: a blank switch bridges every port in
+# VLAN 1 and the lab has no spanning tree, so two parallel links between two blank
+# switches loop (seen: a broadcast storm held the fabric guest's vCPU). 1/36 stays
+# configured in the intent, a member without a cable, as on a pair with one IPL link.
+FABRIC = Guest("lab-fabric", 3)
+FABRIC_CPUS = 1
+FABRIC_MEMORY_MB = 512
+IPL_PORTS = ("1/35",)
+
+
+@dataclass(frozen=True)
+class Cable:
+    """A host data port (guest, side) and the switch port at its far end."""
+
+    host: Guest
+    side: str
+    switch: str
+    port: str  # Onyx 1/N
+
+    @property
+    def number(self) -> int:
+        return int(self.port.split("/")[1])
+
+    @property
+    def fabric_mac(self) -> str:
+        """MAC of the fabric guest's NIC for this cable (found by it inside the guest)."""
+        return f"52:54:00:f{self.side}:00:{self.number:02x}"
+
+    @property
+    def fabric_tap(self) -> str:
+        """Controller-side tap of the fabric guest's NIC for this cable."""
+        return f"lab-s{self.side}{self.number}"
+
+    @property
+    def device_id(self) -> str:
+        """QEMU id of the fabric guest's NIC (QMP set_link)."""
+        return f"swp_{self.side}{self.number}"
+
+
+# Host N's port on side a is switch A's port 1/N, side b switch B's (as in
+# inventories/lab: host_vars peer/peer_port and the MPO members in fabric.yml).
+SWITCH_OF_SIDE = {switch["side"]: name for name, switch in SWITCHES.items()}
+CABLES = tuple(
+    Cable(guest, side, SWITCH_OF_SIDE[side], f"1/{guest.index}")
+    for side in SIDES
+    for guest in GUESTS
+)
+
+
+def cabled_ports(switch: str) -> list[str]:
+    """Every port of `switch` with a cable: the hosts' and the IPL members."""
+    return [c.port for c in CABLES if c.switch == switch] + list(IPL_PORTS)
+
 
 def guest_by_name(name: str) -> Guest:
     for guest in GUESTS:
         if guest.name == name:
             return guest
     raise KeyError(f"unknown lab guest {name!r} (known: {', '.join(g.name for g in GUESTS)})")
+
+
+def cable_of(host: str, port: int) -> Cable:
+    """The cable of `host`'s data port `port` (1 = side a, 2 = side b)."""
+    guest = guest_by_name(host)
+    if port not in (1, 2):
+        raise KeyError(f"{host} has data ports 1 and 2, not {port}")
+    side = SIDES[port - 1]
+    return next(c for c in CABLES if c.host == guest and c.side == side)

@@ -1,0 +1,169 @@
+"""An emulated switch's hand on its dataplane: one namespace of the lab's fabric guest.
+
+Runs in the switch's emulator process (server.py --dataplane FILE, written by
+`make lab-up`). Every PERIOD it plans the namespace from the switch's config and pair
+state (dataplane.plan + pair_state); when the plan changed, or REFRESH passed, it reads
+the namespace back over SSH (one command printing the five JSON outputs), converges
+it (dataplane_converge) and keeps the bonds' real states for `show`
+(Switch.lag_states). A namespace that cannot be read leaves lag_states empty: every
+MPO then shows down, never up on a state nobody read.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+from .dataplane import BRIDGE, NFT_TABLE, DataplaneError, Plan, pair_state, plan
+from .dataplane_converge import Current, converge, parse_links, read_current
+from .dataplane_show import lag_states
+
+LOG = logging.getLogger("onyx.dataplane")
+PERIOD = 0.5
+# Bonds negotiate LACP on their own: their states are read again this often even when
+# the config is unchanged (each read costs the 1-vCPU fabric guest five execs).
+REFRESH = 10.0
+SSH_TIMEOUT = 60
+MARK = "@@cxfab"
+READS = (
+    ("link", "ip -j -d link show"),
+    ("vlan", "bridge -j vlan show"),
+    ("addr", "ip -j addr show"),
+    ("fdb", f"bridge -j fdb show dev {BRIDGE}"),
+    ("nft", f"nft -j list table bridge {NFT_TABLE}"),
+)
+
+
+@dataclass
+class Target:
+    ssh: list[str]  # argv that runs a shell command in the fabric guest (command appended)
+    namespace: str
+    cabled: list[str]
+
+
+def read_script(namespace: str) -> str:
+    """Shell that prints each read's output after a marker line with its exit status."""
+    lines = []
+    for key, command in READS:
+        lines.append(
+            f"out=$(ip netns exec {shlex.quote(namespace)} {command} 2>&1); "
+            f'echo "{MARK} {key} $?"; printf "%s\\n" "$out"'
+        )
+    return "\n".join(lines) + "\n"
+
+
+def split_reads(text: str) -> dict[str, tuple[int, str]]:
+    """{key: (exit status, output)} from read_script's output; a missing read is an error."""
+    found: dict[str, tuple[int, list[str]]] = {}
+    key = None
+    for line in text.splitlines():
+        if line.startswith(MARK + " "):
+            _, key, status = line.split(" ", 2)
+            found[key] = (int(status), [])
+        elif key is not None:
+            found[key][1].append(line)
+    missing = [k for k, _ in READS if k not in found]
+    if missing:
+        raise DataplaneError(f"dataplane read: no output for {', '.join(missing)}: {text[-300:]!r}")
+    return {k: (status, "\n".join(out)) for k, (status, out) in found.items()}
+
+
+def current_from_reads(reads: dict[str, tuple[int, str]]) -> Current:
+    """The namespace's Current from split_reads; fails closed on any failed read.
+
+    Two failures are states, not errors: no br0 yet (its fdb cannot be listed) and no
+    nft table yet (a blank switch)."""
+    for key, command in READS:
+        status, out = reads[key]
+        if status != 0 and key not in ("fdb", "nft"):
+            raise DataplaneError(f"{command}: exit {status}: {out.strip()[:300]!r}")
+    link_out = reads["link"][1]
+    has_bridge = BRIDGE in parse_links(link_out)
+    fdb_status, fdb_out = reads["fdb"]
+    if fdb_status != 0:
+        if has_bridge:
+            raise DataplaneError(f"{READS[3][1]}: exit {fdb_status}: {fdb_out.strip()[:300]!r}")
+        fdb_out = "[]"
+    nft_status, nft_out = reads["nft"]
+    nft = nft_out if nft_status == 0 else None
+    return read_current(link_out, reads["vlan"][1], reads["addr"][1], fdb_out, nft)
+
+
+class DataplaneAgent:
+    def __init__(self, switch, target: Target):
+        self.switch = switch
+        self.target = target
+        self.applied: Plan | None = None
+        self.read_at = 0.0
+        self.last_error = ""
+
+    def start(self) -> None:
+        threading.Thread(target=self._loop, daemon=True, name="dataplane").start()
+
+    def _ssh(self, script: str) -> str:
+        done = subprocess.run(
+            [*self.target.ssh, "bash", "-s"], input=script, text=True,
+            capture_output=True, timeout=SSH_TIMEOUT, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise DataplaneError(f"ssh into the fabric guest: exit {done.returncode}: "
+                                 f"{done.stderr.strip()[-300:]!r}")  # fmt: skip
+        return done.stdout
+
+    def wanted(self) -> Plan:
+        switch = self.switch
+        with switch.lock:
+            status = switch.status()
+            peer = status["peer"] if status["ipl_up"] else None
+            want = plan(switch.cfg, self.target.cabled, peer, dict(switch.vrrp_state))
+            return pair_state(want, ipl_cut=switch.ipl_cut, mpos_suspended=switch.mpos_suspended())
+
+    def step(self) -> list[list[str]]:
+        """One round: converge when the plan changed or REFRESH passed; the commands run."""
+        want = self.wanted()
+        if want == self.applied and time.monotonic() - self.read_at < REFRESH:
+            return []
+        reads = split_reads(self._ssh(read_script(self.target.namespace)))
+        current = current_from_reads(reads)
+        self.read_at = time.monotonic()
+        commands = converge(want, current)
+        if commands:
+            prefix = f"ip netns exec {shlex.quote(self.target.namespace)} "
+            script = "".join(
+                f"{prefix}{shlex.join(argv)} || echo {MARK}-failed {i} $?\n"
+                for i, argv in enumerate(commands)
+            )
+            answer = self._ssh(script).splitlines()
+            failed = [line for line in answer if line.startswith(f"{MARK}-failed ")]
+            for line in failed:
+                index = int(line.split()[1])
+                LOG.warning("dataplane: %s failed", shlex.join(commands[index]))
+            reads = split_reads(self._ssh(read_script(self.target.namespace)))
+            if failed:
+                want = None  # try again next round
+        self.switch.lag_states = lag_states(reads["link"][1])
+        self.applied = want
+        return commands
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                commands = self.step()
+                if commands:
+                    LOG.info(
+                        "dataplane %s: %d commands: %s", self.target.namespace, len(commands),
+                        "; ".join(shlex.join(c) for c in commands)[:1500],
+                    )  # fmt: skip
+                self.last_error = ""
+            except (DataplaneError, ValueError, OSError, subprocess.SubprocessError) as exc:
+                if str(exc) != self.last_error:
+                    LOG.warning("dataplane %s: %s", self.target.namespace, exc)
+                self.last_error = str(exc)
+                self.switch.lag_states = {}
+                self.applied = None
+                time.sleep(2.0)
+            time.sleep(PERIOD)

@@ -1,0 +1,84 @@
+"""The emulated switch's dataplane agent: reads fail closed, converges only on change."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lab.onyx import dataplane_agent
+from tests.lab.onyx.dataplane import DataplaneError
+from tests.lab.onyx.switch import Identity, Switch
+from tests.unit.test_lab_dataplane import CABLED, CONVERGED, lab_switch
+
+FILES = {"link": "link", "vlan": "vlan", "addr": "addr", "fdb": "fdb", "nft": "nft"}
+
+
+def reads_text(status: dict | None = None, **override) -> str:
+    status = status or {}
+    parts = []
+    for key, _ in dataplane_agent.READS:
+        out = override.get(key, (CONVERGED / f"{FILES[key]}.json").read_text())
+        parts.append(f"{dataplane_agent.MARK} {key} {status.get(key, 0)}\n{out}")
+    return "\n".join(parts) + "\n"
+
+
+def test_the_read_script_runs_every_read_in_the_namespace():
+    script = dataplane_agent.read_script("lab-sw-a")
+    for _, command in dataplane_agent.READS:
+        assert f"ip netns exec lab-sw-a {command} 2>&1" in script
+
+
+def test_reads_split_and_parse_to_the_converged_state():
+    current = dataplane_agent.current_from_reads(dataplane_agent.split_reads(reads_text()))
+    assert "mpo1" in current.links and current.nft["elements"] == {"mpo1", "mpo2"}
+
+
+def test_a_missing_read_fails_closed():
+    text = reads_text().split(f"{dataplane_agent.MARK} addr")[0]
+    with pytest.raises(DataplaneError, match="no output for addr, fdb, nft"):
+        dataplane_agent.split_reads(text)
+
+
+def test_a_failed_read_fails_closed_naming_the_command():
+    text = reads_text({"vlan": 1}, vlan="Error: something")
+    with pytest.raises(DataplaneError, match="bridge -j vlan show: exit 1"):
+        dataplane_agent.current_from_reads(dataplane_agent.split_reads(text))
+
+
+def test_a_blank_namespace_has_no_fdb_nor_nft_to_read():
+    errors = {"fdb": 'Cannot find device "br0"', "nft": "Error: No such file or directory"}
+    text = reads_text({"fdb": 1, "nft": 1}, link="[]", vlan="[]", addr="[]", **errors)
+    current = dataplane_agent.current_from_reads(dataplane_agent.split_reads(text))
+    assert current.links == {} and current.fdb == set() and current.nft is None
+
+
+class FakeGuest:
+    def __init__(self, text: str):
+        self.text = text
+        self.scripts: list[str] = []
+
+    def __call__(self, script: str) -> str:
+        self.scripts.append(script)
+        return self.text if script.startswith("out=$(") else ""
+
+
+def agent_on(switch: Switch, guest: FakeGuest) -> dataplane_agent.DataplaneAgent:
+    target = dataplane_agent.Target(ssh=["false"], namespace="lab-sw-a", cabled=list(CABLED))
+    agent = dataplane_agent.DataplaneAgent(switch, target)
+    agent._ssh = guest
+    return agent
+
+
+def test_a_converged_switch_costs_one_read_then_none_until_refresh():
+    switch = Switch(Identity("lab-sw-a", "3.10.2002", "7C:FE:90:11:00:0A", "127.0.0.1"))
+    switch.cfg = lab_switch()
+    switch.lag_states = {}
+    guest = FakeGuest(reads_text())
+    agent = agent_on(switch, guest)
+    agent.wanted = lambda: dataplane_agent.plan(switch.cfg, CABLED, None)  # peer not heard yet
+    first = agent.step()
+    # Without the peer, no MPO is dual-connected: the set is emptied, then read again.
+    assert first == [["nft", "delete", "element", "bridge", "cxfab_mlag", "dual_connected",
+                      "{ mpo1, mpo2 }"]]  # fmt: skip
+    assert switch.lag_states["mpo1"]["members"] == {"swp1": "P"}
+    calls = len(guest.scripts)
+    assert agent.step() == [] and len(guest.scripts) == calls  # nothing changed: no SSH
