@@ -788,11 +788,13 @@ def all_checks(
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:
         checks += switch_checks(switch_results)
-    if "hosts" in sections:
+    if "hosts" in sections or "dataplane" in sections:
         for name in sorted(hosts):
-            checks += host_checks(name, structured[name], host_data.get(name))
+            if "hosts" in sections:
+                checks += host_checks(name, structured[name], host_data.get(name))
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
+    if "hosts" in sections:
         if health is not None:  # link, cable and card health (playbooks/verify_health.yml)
             checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
     if "qos" in sections:

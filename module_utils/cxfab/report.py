@@ -370,7 +370,8 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
     return out
 
 
-VERIFY_SECTIONS = ("switches", "hosts", "qos", "perf")
+# "dataplane" is also part of "hosts"; its own tag runs the probe through the pair alone.
+VERIFY_SECTIONS = ("switches", "hosts", "dataplane", "qos", "perf")
 
 
 def sections_run(run_tags, skip_tags) -> list[str]:

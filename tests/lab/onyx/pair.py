@@ -7,7 +7,8 @@
   python -m tests.lab.onyx.pair stop   --run-dir DIR
   python -m tests.lab.onyx.pair ctl    --run-dir DIR <switch> kill|revive|cut-ipl|heal-ipl|
                                        set-system-mac <mac>|status|logins|rekey|
-                                       reject-line <config line>|accept-lines
+                                       reject-line <config line>|accept-lines|
+                                       config <config line>
   python -m tests.lab.onyx.pair known-hosts --run-dir DIR --known-hosts FILE
 
 Switch N listens for SSH on its port P (user admin, password admin or the one
@@ -312,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     p_ctl = sub.add_parser(
         "ctl",
         help="kill|revive|rekey|cut-ipl|heal-ipl|set-system-mac MAC|status|logins|"
-        "reject-line LINE|accept-lines",
+        "reject-line LINE|accept-lines|config LINE",
     )
     p_ctl.add_argument("--run-dir", required=True, type=Path)
     p_ctl.add_argument("switch")

@@ -256,6 +256,13 @@ class SwitchServer:
                     switch.cfg.apply(f"mlag system-mac {request[1]}")
             except CliError as exc:
                 return f"error {exc}"
+        elif request[:1] == ["config"] and len(request) > 1:
+            # A line applied behind cxfab's back (a planted fault): not saved.
+            try:
+                with switch.lock:
+                    switch.cfg.apply(" ".join(request[1:]))
+            except CliError as exc:
+                return f"error {exc}"
         elif request[:1] == ["reject-line"] and len(request) > 1:
             switch.rejected_lines.add(" ".join(request[1:]))
         elif request == ["accept-lines"]:
