@@ -8,18 +8,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 from cxfab import drill
 
 
-def drill_report(results, switch, down_at, up_at, interval):
+def drill_report(results, switch, down_at, up_at, interval, fault="MPOs shut"):
     """cxfab_drill_ping results per host ({host: {results: [...]}}) -> the drill report."""
     rows = [
         {"host": host, **row}
         for host, result in sorted((results or {}).items())
         for row in (result or {}).get("results") or []
     ]
-    return drill.report(rows, switch, float(down_at), float(up_at), float(interval))
+    return drill.report(rows, switch, float(down_at), float(up_at), float(interval), fault)
+
+
+def command_window(stamps):
+    """[start, end] of ansible.builtin.command results (local time) -> epoch seconds."""
+    return [drill.command_epoch(stamp) for stamp in stamps]
 
 
 class FilterModule:
     """The failover drill's figures."""
 
     def filters(self):
-        return {"cxfab_drill_report": drill_report}
+        return {"cxfab_drill_report": drill_report, "cxfab_drill_command_window": command_window}

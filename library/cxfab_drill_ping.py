@@ -11,7 +11,8 @@ description:
     (each VLAN's gateway and peers, from the VLAN interface), in the background, output
     to C(<run_dir>/<id>.txt); returns at once.
   - C(state=collected) - waits (at most C(duration) + 30 s) until each ping has ended and
-    returns its output. The drill's figures are computed on the controller
+    returns its output; with C(stop=true) it first ends them (SIGINT: ping prints its
+    summary) and waits at most 30 s. The drill's figures are computed on the controller
     (module_utils/cxfab/drill.py).
 version_added: "0.2.0"
 options:
@@ -36,6 +37,10 @@ options:
     description: Where the outputs are written on the host.
     type: path
     default: /tmp/cxfab-drill
+  stop:
+    description: With C(state=collected), end the pings now instead of waiting for C(duration).
+    type: bool
+    default: false
 author: cxfab
 """
 
@@ -53,6 +58,7 @@ results: {description: "[{id, kind, address, stdout}] (collected).", type: list,
 
 import os  # noqa: E402
 import re  # noqa: E402
+import signal  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 
@@ -82,6 +88,19 @@ def planned(module, targets):
     return found
 
 
+def stop_ping(pid_file: str) -> None:
+    """SIGINT to a ping this module started (it then prints its summary and ends)."""
+    try:
+        with open(pid_file, encoding="ascii") as handle:
+            pid = int(handle.read().strip())
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            if handle.read().split(b"\0")[0].rsplit(b"/", 1)[-1] != b"ping":
+                return  # ended, and the pid is someone else's now
+        os.kill(pid, signal.SIGINT)
+    except (OSError, ValueError):
+        return  # ended already
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -90,6 +109,7 @@ def main():
             "interval": {"type": "float", "default": 0.1},
             "duration": {"type": "int", "default": 60},
             "run_dir": {"type": "path", "default": "/tmp/cxfab-drill"},
+            "stop": {"type": "bool", "default": False},
         },
         supports_check_mode=False,
     )
@@ -109,7 +129,10 @@ def main():
             with open(out + ".pid", "w", encoding="ascii") as handle:
                 handle.write(f"{proc.pid}\n")
         module.exit_json(changed=True, results=[{"id": c} for c, *_ in probes])
-    deadline = time.monotonic() + p["duration"] + 30
+    if p["stop"]:
+        for check_id, *_ in probes:
+            stop_ping(os.path.join(p["run_dir"], f"{check_id}.txt.pid"))
+    deadline = time.monotonic() + (30 if p["stop"] else p["duration"] + 30)
     results = []
     for check_id, kind, _, address in probes:
         out = os.path.join(p["run_dir"], f"{check_id}.txt")

@@ -794,9 +794,8 @@ def all_checks(
                 checks += host_checks(name, structured[name], host_data.get(name))
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
-    if "hosts" in sections:
-        if health is not None:  # link, cable and card health (playbooks/verify_health.yml)
-            checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
+    if "hosts" in sections and health is not None:  # link, cable and card health
+        checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)

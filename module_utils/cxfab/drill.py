@@ -11,6 +11,7 @@ two replies (the convergence time the hosts saw). Pure functions, no I/O.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from [^:]+: icmp_seq=(\d+) ")
 NO_ANSWER = re.compile(r"^\[(\d+\.\d+)\] no answer yet for icmp_seq=(\d+)\s*$")
@@ -26,7 +27,7 @@ def parse_timeline(text: str, interval: float, where: str = "ping") -> dict:
 
     A probe's send time is its reply's time (RTTs are far below the interval), or one
     interval before its `no answer yet` line; probes with neither are placed between
-    their neighbours."""
+    their neighbours, and those after the last line are left out (in flight at the end)."""
     summary = SUMMARY.search(text or "")
     lines = (text or "").splitlines()
     if summary is None or not any(REPLY.match(x) or NO_ANSWER.match(x) for x in lines):
@@ -43,7 +44,9 @@ def parse_timeline(text: str, interval: float, where: str = "ping") -> dict:
             sent.setdefault(int(silent.group(2)), float(silent.group(1)) - interval)
     transmitted = int(summary.group(1))
     known = sorted(sent)
-    for seq in range(1, transmitted + 1):
+    # Probes after the last one with a line were still in flight when the ping was ended
+    # (SIGINT prints no `no answer yet` for them): undetermined, so neither sent nor lost.
+    for seq in range(1, min(transmitted, known[-1] if known else 0) + 1):
         if seq not in sent and known:
             before = max((s for s in known if s < seq), default=None)
             after = min((s for s in known if s > seq), default=None)
@@ -71,6 +74,7 @@ def figures(timeline: dict, down_at: float, up_at: float, interval: float) -> di
         longest = max((g for g, first in gaps if start <= first < end), default=0.0)
         return {
             "sent": len(seqs),
+            "measured": bool(seqs),  # no probe in the phase: no figure, never "0 lost"
             "lost": len(lost),
             "lost_seqs": _ranges(lost),
             "longest_gap_s": round(longest, 3),
@@ -81,8 +85,8 @@ def figures(timeline: dict, down_at: float, up_at: float, interval: float) -> di
     return {
         "failure": phase(down_at, up_at),
         "return": phase(up_at, last),
-        "total_sent": timeline["transmitted"],
-        "total_lost": timeline["transmitted"] - len(replies),
+        "total_sent": len(sent),
+        "total_lost": len([s for s in sent if s not in replies]),
     }
 
 
@@ -97,6 +101,15 @@ def _ranges(seqs: list[int]) -> str:
     return ",".join(out)
 
 
+def command_epoch(stamp: str) -> float:
+    """`2026-11-24 01:40:00.123456` (ansible.builtin.command's start/end, the controller's
+    local time) -> epoch seconds, the clock of the pings' -D timestamps."""
+    try:
+        return datetime.strptime(str(stamp), "%Y-%m-%d %H:%M:%S.%f").timestamp()
+    except ValueError as exc:
+        raise DrillReadError(f"not a command timestamp: {stamp!r}") from exc
+
+
 def mpo_lines(switch_structured: dict, shutdown: bool) -> list[str]:
     """The config lines that take this peer's MPOs down (or bring them back)."""
     prefix = "" if shutdown else "no "
@@ -106,10 +119,21 @@ def mpo_lines(switch_structured: dict, shutdown: bool) -> list[str]:
     ]
 
 
-def report(results: list[dict], switch: str, down_at: float, up_at: float, interval: float):
+def _cell(phase: dict, figure: str) -> str:
+    if not phase["measured"]:
+        return "not measured"
+    return f"{phase['lost']}/{phase['sent']}" if figure == "lost" else str(phase["longest_gap_s"])
+
+
+def report(
+    results: list[dict], switch: str, down_at: float, up_at: float, interval: float,
+    fault: str = "MPOs shut",
+):  # fmt: skip
     """Per target figures and a Markdown table, from the hosts' collected ping outputs.
 
-    results: [{host, id, kind, address, stdout}] (cxfab_drill_ping state=collect)."""
+    results: [{host, id, kind, address, stdout}] (cxfab_drill_ping state=collect);
+    fault: what was done to the switch, for the title. A phase without a probe (the
+    pings ended before the return) is reported "not measured" and named in errors."""
     rows, errors = [], []
     for result in results:
         where = f"{result['host']} -> {result['id']} ({result['address']})"
@@ -118,10 +142,14 @@ def report(results: list[dict], switch: str, down_at: float, up_at: float, inter
         except DrillReadError as exc:
             errors.append(str(exc))
             continue
-        rows.append({**{k: result[k] for k in ("host", "id", "kind", "address")},
-                     **figures(timeline, down_at, up_at, interval)})  # fmt: skip
+        row = {**{k: result[k] for k in ("host", "id", "kind", "address")},
+               **figures(timeline, down_at, up_at, interval)}  # fmt: skip
+        rows.append(row)
+        for name in ("failure", "return"):
+            if not row[name]["measured"]:
+                errors.append(f"{where}: no probe was sent in the {name} phase")
     lines = [
-        f"# Failover drill: {switch}'s MPOs shut for {up_at - down_at:.1f} s",
+        f"# Failover drill: {switch}, {fault} for {up_at - down_at:.1f} s",
         "",
         "| from | to | lost at failure | longest gap (s) | lost at return | longest gap (s) |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -129,8 +157,8 @@ def report(results: list[dict], switch: str, down_at: float, up_at: float, inter
     for row in rows:
         fail, back = row["failure"], row["return"]
         lines.append(
-            f"| {row['host']} | {row['id']} ({row['address']}) | {fail['lost']}/{fail['sent']} | "
-            f"{fail['longest_gap_s']} | {back['lost']}/{back['sent']} | {back['longest_gap_s']} |"
+            f"| {row['host']} | {row['id']} ({row['address']}) | {_cell(fail, 'lost')} | "
+            f"{_cell(fail, 'gap')} | {_cell(back, 'lost')} | {_cell(back, 'gap')} |"
         )
     lines += [f"\nUnreadable: {e}" for e in errors]
     return {"switch": switch, "down_at": down_at, "up_at": up_at, "interval": interval,

@@ -48,6 +48,8 @@ RUN_SETTINGS = (
     "cxfab_drill_interval",
     "cxfab_drill_down_seconds",
     "cxfab_drill_settle_seconds",
+    "cxfab_drill_fail_command",
+    "cxfab_drill_restore_command",
 )
 HOSTS_GROUP = "hosts"
 SWITCHES_GROUP = "switches"

@@ -25,9 +25,11 @@ def test_timeline_places_every_probe():
 def test_loss_and_gap_at_the_failure_and_none_at_the_return():
     got = drill.figures(drill.parse_timeline(TEXT, 0.1), DOWN, UP, 0.1)
     assert got["failure"] == {
-        "sent": 12, "lost": 12, "lost_seqs": "16-27", "longest_gap_s": 1.348, "recovered": True,
+        "sent": 12, "measured": True, "lost": 12, "lost_seqs": "16-27", "longest_gap_s": 1.348,
+        "recovered": True,
     }  # fmt: skip
     assert got["return"]["lost"] == 0 and got["return"]["longest_gap_s"] == 0.0
+    assert got["return"]["measured"]
     assert (got["total_sent"], got["total_lost"]) == (39, 12)
 
 
@@ -76,3 +78,30 @@ def test_report_table_and_unreadable_targets():
         "| h1 | drill.gateway.vlan10 (12.0.10.1) | 12/12 | 1.348 | 0/12 | 0.0 |" in got["markdown"]
     )
     assert got["errors"] and "h1 -> drill.peer.vlan10.h2" in got["errors"][0]
+
+
+def test_a_phase_without_a_probe_is_not_measured_never_zero_lost():
+    # The pings ended before the return (up_at after the last probe).
+    rows = [{"host": "h1", "id": "drill.gateway.vlan10", "kind": "gateway",
+             "address": "12.0.10.1", "stdout": TEXT}]  # fmt: skip
+    late = 1795445100.0
+    got = drill.report(rows, "lab-sw-a", DOWN, late, 0.1, fault="fault command x")
+    assert not got["targets"][0]["return"]["measured"]
+    assert "| not measured | not measured |" in got["markdown"]
+    assert got["errors"] == ["h1 -> drill.gateway.vlan10 (12.0.10.1): no probe was sent in "
+                             "the return phase"]  # fmt: skip
+    assert got["markdown"].startswith("# Failover drill: lab-sw-a, fault command x for")
+
+
+def test_command_timestamps_are_read_or_refused():
+    assert drill.command_epoch("2026-11-24 01:40:00.500000") % 1 == pytest.approx(0.5)
+    with pytest.raises(drill.DrillReadError, match="not a command timestamp"):
+        drill.command_epoch("yesterday")
+
+
+def test_a_probe_in_flight_when_the_ping_was_ended_is_not_lost():
+    stopped = TEXT.replace("39 packets transmitted", "40 packets transmitted")
+    assert stopped != TEXT
+    got = drill.figures(drill.parse_timeline(stopped, 0.1), DOWN, UP, 0.1)
+    assert (got["total_sent"], got["total_lost"]) == (39, 12)
+    assert got["return"]["recovered"]
