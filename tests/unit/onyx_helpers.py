@@ -37,6 +37,15 @@ def example_fabric(lossless: bool = True) -> dict:
     return fabric
 
 
+def captured_fabric(lossless: bool = False) -> dict:
+    """The example fabric as the pair of the 3.6.5000 capture runs it: without lossless
+    RoCE and with its IPL port-channel at the default MTU (1500)."""
+    fabric = example_fabric(lossless)
+    for pair in fabric["switch_pairs"]:
+        pair["mlag"]["ipl"]["mtu"] = 1500
+    return fabric
+
+
 def intended(fabric: dict, switch: str, prune: bool = True) -> tuple[dict, str]:
     """Structured and rendered config; a test's edits are normalised as validate.yml does."""
     sc = structured.build(cxfab_fabric.normalise(fabric), switch, prune=prune)

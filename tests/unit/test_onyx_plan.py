@@ -4,7 +4,7 @@ import copy
 
 from cxfab.onyx.parser import parse_running_config
 from cxfab.onyx.plan import Scope, make_plan
-from onyx_helpers import FIXTURES, example_fabric, intended
+from onyx_helpers import FIXTURES, captured_fabric, example_fabric, intended
 
 
 def _plan(fabric, running, switch="sw-a", prune=True):
@@ -25,7 +25,7 @@ def test_blank_switch_gets_exactly_the_rendered_lines_in_order():
 
 def test_real_3_6_config_round_trips_with_no_diff():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    plan = _plan(example_fabric(lossless=False), running)
+    plan = _plan(captured_fabric(), running)
     assert plan.lines == []
     assert plan.before == plan.after
 
@@ -37,7 +37,7 @@ def test_second_run_is_empty():
 
 def test_removing_a_vlan_removes_gateway_svi_membership_then_vlan():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    fabric = example_fabric(lossless=False)
+    fabric = captured_fabric()
     fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 30]
     for mpo in fabric["switch_pairs"][0]["mpos"]:
         mpo["allowed_vlans"].remove(30)
@@ -52,15 +52,15 @@ def test_removing_a_vlan_removes_gateway_svi_membership_then_vlan():
 
 def test_without_prune_an_unknown_vlan_stays_and_state_absent_removes():
     running = "vlan 77\nvlan 77 name other\n" + (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    assert "no vlan 77" in _plan(example_fabric(lossless=False), running).lines
-    assert _plan(example_fabric(lossless=False), running, prune=False).lines == []
-    fabric = example_fabric(lossless=False)
+    assert "no vlan 77" in _plan(captured_fabric(), running).lines
+    assert _plan(captured_fabric(), running, prune=False).lines == []
+    fabric = captured_fabric()
     fabric["vlans"].append({"id": 77, "state": "absent", "gateway": {"mode": "none"}})
     assert _plan(fabric, running, prune=False).lines == ["no vlan 77"]
 
 
 def test_vlan_1_is_never_deleted():
-    fabric = example_fabric(lossless=False)
+    fabric = captured_fabric()
     fabric["vlans"] = [v for v in fabric["vlans"] if v["id"] != 1]
     lines = _plan(fabric, (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()).lines
     assert "no interface vlan 1" in lines
@@ -68,7 +68,7 @@ def test_vlan_1_is_never_deleted():
 
 
 def test_lacp_mode_change_removes_and_re_adds_the_member():
-    fabric = example_fabric(lossless=False)
+    fabric = captured_fabric()
     fabric["switch_pairs"][0]["mpos"][0]["lacp_mode"] = "passive"
     lines = _plan(fabric, (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()).lines
     assert lines == [
@@ -78,7 +78,7 @@ def test_lacp_mode_change_removes_and_re_adds_the_member():
 
 
 def test_magp_to_vrrp_spreads_masters_and_removes_magp_first():
-    fabric = example_fabric(lossless=False)
+    fabric = captured_fabric()
     for vlan in fabric["vlans"]:
         if vlan["id"] in (10, 20):
             vlan["gateway"] = {
@@ -98,7 +98,7 @@ def test_magp_to_vrrp_spreads_masters_and_removes_magp_first():
 
 def test_removing_the_mlag_follows_the_teardown_order():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
-    fabric = copy.deepcopy(example_fabric(lossless=False))
+    fabric = copy.deepcopy(captured_fabric())
     pair = fabric["switch_pairs"][0]
     del pair["mlag"]
     pair["mpos"] = []
@@ -164,7 +164,7 @@ LOSSLESS_A = [
 def test_turning_lossless_on_sends_only_the_lossless_lines_after_global_pfc():
     running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
     assert "dcb priority-flow-control enable force" in running
-    assert _plan(example_fabric(), running).lines == LOSSLESS_A
+    assert _plan(captured_fabric(lossless=True), running).lines == LOSSLESS_A
 
 
 def test_lossless_lines_parse_back_so_a_second_plan_is_empty():
@@ -238,3 +238,15 @@ def test_a_revert_removes_lossless_before_the_gateway():
     assert lossless and max(lossless) < first_gateway
     assert plan.lines.index("no dcb priority-flow-control priority 3 enable") < first_gateway
     assert "no dcb priority-flow-control enable force" in plan.lines
+
+
+def test_an_ipl_at_the_default_mtu_gets_the_intended_jumbo_mtu_and_can_go_back():
+    running = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
+    plan = _plan(example_fabric(lossless=False), running)  # mlag.ipl.mtu: 9216 by default
+    assert [line for line in plan.lines if "port-channel" in line] == [
+        "interface port-channel 100 mtu 9216 force"
+    ]
+    _, jumbo = intended(example_fabric(lossless=False), "sw-a")
+    assert parse_running_config(jumbo).get(("po_mtu", 100)) == 9216
+    back = _plan(captured_fabric(), jumbo).lines
+    assert back == ["interface port-channel 100 no mtu"]

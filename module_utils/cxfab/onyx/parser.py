@@ -104,6 +104,7 @@ _ETHERNET = [
 _PORT_CHANNEL = [
     (re.compile(r"^$"), lambda i, m: [(("po", i), True)]),
     (re.compile(r"^ipl (\d+)$"), lambda i, m: [(("po_ipl", i), int(m.group(1)))]),
+    (re.compile(r"^mtu (\d+)(?: force)?$"), lambda i, m: [(("po_mtu", i), int(m.group(1)))]),
     (
         re.compile(r"^dcb priority-flow-control mode on(?: force)?$"),
         lambda i, m: [(("po_pfc", i), True)],

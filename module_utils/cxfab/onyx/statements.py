@@ -125,6 +125,12 @@ KINDS: dict[str, Kind] = {
         remove=lambda st, _c: f"interface port-channel {st.key[1]} no ipl {st.value}",
         owner=lambda st: ("po", st.key[1]),
     ),
+    "po_mtu": Kind(
+        rank=55,
+        remove=lambda st, _c: f"interface port-channel {st.key[1]} no mtu",
+        parent=lambda key: ("po", key[1]),
+        owner=lambda st: ("po", st.key[1]),
+    ),
     "po_pfc": Kind(
         rank=55,
         remove=lambda st, _c: (

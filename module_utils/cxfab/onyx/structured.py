@@ -15,7 +15,7 @@ Shape (lists in natural order, written to build/structured/<switch>.yml):
     management: {address, port}        partner_management: {address, port}
     protocols: {lacp, ip_routing, mlag, dcb_pfc, magp, vrrp}
     mlag: {domain, vip, system_mac, ipl: {id, port_channel, members, lacp_mode,
-           pfc, vlan, address, peer_address}}            (absent: no MLAG)
+           pfc, mtu, vlan, address, peer_address}}       (absent: no MLAG)
     mlag_port_channels: [{id, description, members, lacp_mode, mtu,
                           switchport_mode, access_vlan, allowed_vlans}]
     vlans: [{id, name}]                 data VLANs on this pair (not the IPL VLAN)
@@ -86,6 +86,7 @@ def _mlag(pair: dict, switch: str, partner: str) -> dict | None:
             "members": _ports(ipl["members"][switch]),
             "lacp_mode": "active",
             "pfc": ipl["pfc"],
+            "mtu": ipl["mtu"],
             "vlan": ipl["vlan"],
             "address": interface_address(ipl["addresses"][switch]),
             "peer_address": interface_address(ipl["addresses"][partner]).split("/")[0],
