@@ -1,20 +1,27 @@
-"""Each lab host looks like the seed's server: two NUMA nodes, the data NIC on node 1."""
+"""Each lab host looks like the seed's server (two NUMA nodes, the data NIC on node 1); the
+fabric guest cables every host port to its switch port."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
 
 import pytest
 
+from tests.lab.vm import lab as labctl
 from tests.lab.vm.topology import (
+    CABLES,
     CXEMU_BIN,
     DATA_NETDEVS,
     DATA_PCI,
     DATA_QUEUES,
+    FABRIC,
     GUEST_CXEMU_STATE_DIR,
     GUEST_MGMT_ADDRESS,
     MGMT_NETDEV,
+    SWITCHES,
     node_cpulist,
 )
 
@@ -89,3 +96,25 @@ def test_usr_and_the_tool_emulator_are_read_through_the_cached_mounts(host):
     assert emulator[0] == "cxfab_emu" and "loose" in emulator[1].split(","), emulator
     # virtme-ng's link to the guest kernel's modules is still reachable under /usr.
     assert host.run("ls /usr/lib/modules/$(uname -r)/modules.dep").strip()
+
+
+def test_the_fabric_guest_cables_every_host_port_to_its_switch_port(lab):
+    """lab-fabric holds one namespace per switch; each cable's NIC is there as swp<N>
+    (found by its MAC), and the IPL is one veth between the two namespaces."""
+    del lab  # only for the skip/fail when the lab is not up
+    script = 'for ns in $(ip netns list | cut -d" " -f1); do echo "== $ns"; ip -n $ns -j link; done'
+    done = subprocess.run(labctl.ssh_argv(FABRIC, script), capture_output=True, text=True,
+                          timeout=120, check=True)  # fmt: skip
+    namespaces, current = {}, None
+    for line in done.stdout.splitlines():
+        if line.startswith("== "):
+            current = line[3:]
+        elif current:
+            namespaces[current] = {e["ifname"]: e for e in json.loads(line)}
+    assert set(namespaces) == set(SWITCHES), sorted(namespaces)
+    for cable in CABLES:
+        port = namespaces[cable.switch][f"swp{cable.number}"]
+        assert port["address"] == cable.fabric_mac, port
+    for switch in SWITCHES:
+        ipl = namespaces[switch]["swp35"]
+        assert ipl.get("link_netnsid") is not None, ipl  # a veth whose peer is elsewhere

@@ -697,6 +697,11 @@ def down(quiet: bool = False) -> int:
     for guest in ALL_GUESTS:
         stop_guest(guest)
     wire_down()
+    # The switches' shared SSH connection into lab-fabric (ControlPersist) ends too.
+    control = RUN_DIR / "fabric.cm"
+    if control.exists():
+        run("ssh", "-O", "exit", "-o", f"ControlPath={control}", "lab-fabric",
+            check=False, quiet=True)  # fmt: skip
     LINKS_FILE.unlink(missing_ok=True)
     FAULTS_FILE.unlink(missing_ok=True)
     DATAPLANE_FILE.unlink(missing_ok=True)
