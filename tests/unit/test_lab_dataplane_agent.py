@@ -82,3 +82,17 @@ def test_a_converged_switch_costs_one_read_then_none_until_refresh():
     assert switch.lag_states["mpo1"]["members"] == {"swp1": "P"}
     calls = len(guest.scripts)
     assert agent.step() == [] and len(guest.scripts) == calls  # nothing changed: no SSH
+
+
+def test_a_blank_switch_is_not_read_again_until_its_plan_changes():
+    switch = Switch(Identity("lab-sw-a", "3.10.2002", "7C:FE:90:11:00:0A", "127.0.0.1"))
+    switch.lag_states = {}
+    blank = reads_text({"fdb": 1, "nft": 1}, link="[]", vlan="[]", addr="[]",
+                       fdb="Cannot find device", nft="Error: No such file")  # fmt: skip
+    guest = FakeGuest(blank)
+    agent = agent_on(switch, guest)
+    agent.wanted = lambda: dataplane_agent.Plan()
+    agent.step()
+    agent.read_at -= dataplane_agent.REFRESH + 1  # long ago
+    calls = len(guest.scripts)
+    assert agent.step() == [] and len(guest.scripts) == calls
