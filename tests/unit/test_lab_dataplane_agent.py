@@ -23,8 +23,10 @@ def reads_text(status: dict | None = None, **override) -> str:
 
 def test_the_read_script_runs_every_read_in_the_namespace():
     script = dataplane_agent.read_script("lab-sw-a")
+    assert script.startswith("ip netns exec lab-sw-a sh -c ")
     for _, command in dataplane_agent.READS:
-        assert f"ip netns exec lab-sw-a {command} 2>&1" in script
+        assert f"out=$({command} 2>&1)" in script
+    assert "bridge -j vlan" not in dataplane_agent.read_script("lab-sw-a", ("link",))
 
 
 def test_reads_split_and_parse_to_the_converged_state():
@@ -58,7 +60,7 @@ class FakeGuest:
 
     def __call__(self, script: str) -> str:
         self.scripts.append(script)
-        return self.text if script.startswith("out=$(") else ""
+        return self.text if f"{dataplane_agent.MARK} link" in script else ""
 
 
 def agent_on(switch: Switch, guest: FakeGuest) -> dataplane_agent.DataplaneAgent:
@@ -68,7 +70,7 @@ def agent_on(switch: Switch, guest: FakeGuest) -> dataplane_agent.DataplaneAgent
     return agent
 
 
-def test_a_converged_switch_costs_one_read_then_none_until_refresh():
+def test_a_converged_switch_costs_one_read_then_links_only_at_refresh():
     switch = Switch(Identity("lab-sw-a", "3.10.2002", "7C:FE:90:11:00:0A", "127.0.0.1"))
     switch.cfg = lab_switch()
     switch.lag_states = {}
@@ -82,6 +84,11 @@ def test_a_converged_switch_costs_one_read_then_none_until_refresh():
     assert switch.lag_states["mpo1"]["members"] == {"swp1": "P"}
     calls = len(guest.scripts)
     assert agent.step() == [] and len(guest.scripts) == calls  # nothing changed: no SSH
+    agent.read_at -= dataplane_agent.REFRESH + 1
+    switch.lag_states = {}
+    assert agent.step() == [] and len(guest.scripts) == calls + 1
+    assert "bridge -j vlan" not in guest.scripts[-1]  # the bonds' links only
+    assert switch.lag_states["mpo1"]["members"] == {"swp1": "P"}
 
 
 def test_a_blank_switch_is_not_read_again_until_its_plan_changes():
