@@ -34,6 +34,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.lab.onyx.dataplane import port_ifname
 from tests.lab.vm import fabric, kernel
 from tests.lab.vm.qmp import Qmp, QmpError
 from tests.lab.vm.topology import (
@@ -482,6 +483,14 @@ def _set_links(devices: list[tuple[Guest, str]], up: bool) -> None:
             qmp.execute("set_link", name=device, up=up)
 
 
+def _ctl(name: str, *request: str) -> None:
+    """A control request to one emulated switch; a refused one stops the fault command
+    before the fault is recorded as done."""
+    result = onyx("ctl", name, *request)
+    if result is not None and result.returncode != 0:
+        raise SystemExit(f"lab: {name} {' '.join(request)} failed (exit {result.returncode})")
+
+
 def _switch_name(letter: str) -> str:
     name = f"lab-sw-{letter.lower()}"
     if name not in SWITCHES:
@@ -497,12 +506,12 @@ def set_switch(letter: str, alive: bool) -> None:
     devices += [(FABRIC, c.device_id) for c in cables]
     if alive:
         _set_links(devices, up=True)
-        onyx("ctl", name, "revive")  # its dataplane agent brings the ports back up
+        _ctl(name, "revive")  # its dataplane agent brings the ports back up
     else:
-        onyx("ctl", name, "kill")
+        _ctl(name, "kill")
         _set_links(devices, up=False)
         dark = "; ".join(
-            f"ip -n {name} link set {fabric.port_ifname(port)} down" for port in cabled_ports(name)
+            f"ip -n {name} link set {port_ifname(port)} down" for port in cabled_ports(name)
         )
         run(*ssh_argv(FABRIC, dark))
     _record(f"switch:{name}", not alive)
@@ -512,7 +521,7 @@ def set_switch(letter: str, alive: bool) -> None:
 def set_ipl(cut: bool) -> None:
     """Cut the IPL with both switches alive: the first switch's agent downs its IPL ports."""
     name = next(iter(SWITCHES))
-    onyx("ctl", name, "cut-ipl" if cut else "heal-ipl")
+    _ctl(name, "cut-ipl" if cut else "heal-ipl")
     _record("ipl", cut)
     log(f"IPL {'cut' if cut else 'restored'} (at {name})")
 
