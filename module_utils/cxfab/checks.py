@@ -46,6 +46,10 @@ class Checks(list):
     def fail(self, check_id, expected, observed, message=""):
         self.judge(check_id, False, expected, observed, message)
 
+    def warn(self, check_id, expected, observed, message):
+        """Read, but not enough to judge either way: never a pass."""
+        self.append(self._shape(check_id, "warn", expected, observed, message))
+
     def skip(self, check_id, expected, reason):
         """Could not be judged: the reason is the message, never a pass."""
         self.append(self._shape(check_id, "skip", expected, "not measured", reason))
@@ -527,7 +531,11 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
     """Per-VLAN throughput: within `tolerance` of its limit; the unlimited VLAN above all.
 
     `measurements`: {client host: {results: [{vlan, limit_mbps, measured_mbps,
-    configured_limit_mbps?}]} or a failed result}. Returns (checks, report series).
+    configured_limit_mbps?, verdict?, reason?}]} or a failed result}. The measurement's
+    own verdict (cxfab_qos_measure: rounds measured at the same moment) is reported as
+    it is: an inconclusive one (the machine was starved) is a warning with its reason,
+    never a pass. A row without a verdict is judged here on its reading alone.
+    Returns (checks, report series).
     """
     found, series = [], []
     for host, result in sorted((measurements or {}).items()):
@@ -558,24 +566,43 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
                 ratio, configured = measured / float(limit), row.get("configured_limit_mbps")
                 scaled = configured and float(configured) != float(limit)
                 note = f" (configured {configured} Mb/s, shaped at {limit})" if scaled else ""
-                out.judge(
-                    check_id,
-                    abs(ratio - 1) <= tolerance,
-                    f"{float(limit):g} Mb/s +/- {tolerance:.0%}{note}",
-                    f"{measured:g} Mb/s (ratio {ratio:.3f})",
-                )
+                expected = f"{float(limit):g} Mb/s +/- {tolerance:.0%}{note}"
+                observed = f"{measured:g} Mb/s (ratio {ratio:.3f})"
+                ok = abs(ratio - 1) <= tolerance
             elif not highest:
                 out.skip(check_id, "above every limited VLAN", "no limited VLAN measured with it")
+                continue
             else:
                 floor = highest * (1 + tolerance)
-                out.judge(
-                    check_id,
-                    measured > floor,
-                    f"> {floor:g} Mb/s (above every limit)",
-                    f"{measured:g} Mb/s (unlimited)",
-                )
+                expected = f"> {floor:g} Mb/s (above every limit)"
+                observed = f"{measured:g} Mb/s (unlimited)"
+                ok = measured > floor
+            _qos_verdict(out, check_id, row, ok, expected, observed)
         found += out
     return found, series
+
+
+def _qos_verdict(out: Checks, check_id, row, ok, expected, observed):
+    verdict = row.get("verdict")
+    if verdict is None:
+        out.judge(check_id, ok, expected, observed)
+        return
+    readings = row.get("readings_mbps") or []
+    if len(readings) > 1:
+        observed += f"; readings {', '.join(f'{r:g}' for r in readings)} Mb/s"
+    if verdict == "pass" and ok:
+        out.judge(check_id, True, expected, observed)
+    elif verdict == "inconclusive":
+        out.warn(
+            check_id,
+            expected,
+            observed,
+            f"inconclusive: {row.get('reason', 'starved')}; the limit was neither "
+            "confirmed nor refuted",
+        )
+    else:
+        reason = row.get("reason") or f"expected {expected}, observed {observed}"
+        out.judge(check_id, False, expected, observed, reason)
 
 
 # ---------------------------------------------------------------- performance
