@@ -133,6 +133,11 @@ def test_serial_rollout_then_link_type_then_idempotent(tmp_path):
         assert again.rc == 0, again.output
         assert again.host("cardamine")["changed"] == 0, again.output
         assert again.host("apricot")["changed"] == 0, again.output
+        # One read per host at the start; the serial play then skips every settled NIC
+        # without contacting the host (no second query, no per-card task ran).
+        assert again.output.count("every NIC runs its firmware and port protocols") == 2
+        assert "TASK [nic_firmware : Roll the firmware out to 0000" not in again.output
+        assert "port protocols as desired" not in again.output  # the module did not run
     assert len(lab.resets()) == 4
 
 
