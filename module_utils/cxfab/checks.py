@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .checks_health import health_checks
 from .hostnet.cpulist import format_cpulist, parse_cpulist
+from .packed import Unpacked
 
 # /proc/net/bonding prints the mode as a sentence.
 BOND_MODE_TEXT = {
@@ -810,7 +811,8 @@ def all_checks(
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
-    structured = fabric.get("structured") or {}
+    # As validate.yml publishes it (one JSON text per device) or already decoded.
+    structured = Unpacked(fabric.get("structured") or {})
     host_data = host_data or {}
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:

@@ -198,3 +198,15 @@ def test_switch_lossless_covers_the_ports_of_mpos_carrying_roce_and_global_pfc()
     assert sc["protocols"]["dcb_pfc"] is True
     assert sc["scope"]["lossless_ports"] == ["1/1", "1/2", "1/35", "1/36"]
     assert build_all(example_fabric(lossless=False))["sw-a"]["lossless"] is None
+
+
+def test_many_devices_are_dumped_in_parallel_with_the_same_text(tmp_path, monkeypatch):
+    from cxfab.structured import files
+
+    devices = {f"h{i}": {"n": i, "files": {"a.network": "[Match]\nName=x\n"}} for i in range(9)}
+    monkeypatch.setattr(files, "PARALLEL_FROM", 4)
+    monkeypatch.setattr(files.os, "cpu_count", lambda: 2)
+    written, _ = write_structured(str(tmp_path / "par"), devices)
+    assert written == sorted(devices, key=lambda n: int(n[1:]))
+    for name, structured in devices.items():
+        assert (tmp_path / "par" / f"{name}.yml").read_text() == dump(structured)

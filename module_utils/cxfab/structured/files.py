@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 
 import yaml
@@ -38,6 +39,34 @@ def dump(structured: dict) -> str:
     return "---\n" + yaml.dump(
         structured, Dumper=_Dumper, sort_keys=False, default_flow_style=False
     )
+
+
+# Dumping is Python work per node; past this many devices it is spread over the CPUs.
+PARALLEL_FROM = 200
+_PENDING: list = []
+
+
+def _dump_slice(bounds: tuple[int, int]) -> list[str]:
+    return [dump(_PENDING[i][1]) for i in range(*bounds)]
+
+
+def _dump_all(pending: list) -> list[str]:
+    """The texts of `pending` [(name, structured, digest)], in order. A first run on a
+    fabric of thousands of devices forks one worker per CPU (they inherit the data;
+    only the texts travel back), the common small run stays in this process."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(pending) < PARALLEL_FROM or workers < 2 or not hasattr(os, "fork"):
+        return [dump(structured) for _name, structured, _digest in pending]
+    global _PENDING
+    _PENDING = pending
+    step = -(-len(pending) // workers)
+    slices = [(start, min(start + step, len(pending))) for start in range(0, len(pending), step)]
+    try:
+        with multiprocessing.get_context("fork").Pool(len(slices)) as pool:
+            parts = pool.map(_dump_slice, slices)
+    finally:
+        _PENDING = []
+    return [text for part in parts for text in part]
 
 
 # What was written last, per device: the digest of its data and the file's size and
@@ -77,14 +106,17 @@ def write_structured(directory: str, devices: dict[str, dict]) -> tuple[list[str
     """
     os.makedirs(directory, exist_ok=True)
     index, fresh = _read_index(directory), {}
-    written = []
+    pending = []
     for name, structured in devices.items():
         path = os.path.join(directory, name + SUFFIX)
         digest, known = _digest(structured), index.get(name) or {}
         if known.get("digest") == digest and known.get("file") == _stamp(path):
             fresh[name] = known
-            continue
-        text = dump(structured)
+        else:
+            pending.append((name, structured, digest))
+    written = []
+    for (name, _structured, digest), text in zip(pending, _dump_all(pending), strict=True):
+        path = os.path.join(directory, name + SUFFIX)
         try:
             with open(path, encoding="utf-8") as handle:
                 same = handle.read() == text
