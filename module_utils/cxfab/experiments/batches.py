@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import parsers, results
 
-MAX_SERVERS = 24
+MAX_SERVERS = 48
 
 
 def batches(runs: list[dict], max_servers: int = MAX_SERVERS) -> list[dict]:
