@@ -193,6 +193,9 @@ def test_stream_moves_the_grid_one_way_with_messages_in_flight(pingpong):
         assert out["bytes_per_s_total"] == pytest.approx(out["bytes_per_s_client_to_server"])
         assert out["checksum"] == idle["checksum"]  # the grid travels untouched
     assert idle["stream"] is False
+    # A stream's in-flight messages are whole grids: more of them than the grid has rows/2.
+    deep = [pingpong, "--loopback", "--transport", "shm", "--stream", "--pipeline", "64"]
+    assert run_json([*deep, "--json", "--size", "64K", "--iterations", "100"])["pipeline"] == 64
 
 
 def test_stream_refuses_compute(pingpong):
