@@ -115,27 +115,35 @@ def matrix_records(transports=(("tcp", 1.0), ("rdma", 0.5))):
     return recs
 
 
-def test_pingpong_table_ratio_beside_the_seed_with_cpu_per_gb():
+def test_pingpong_table_in_the_seeds_shape_with_the_ratio_beside_the_seeds():
     (table,) = report.build_tables(matrix_records())
-    row = next(r for r in table["rows"] if not r["compute"])
-    assert row["rdma_over_tcp"] == pytest.approx(2.0)
-    assert row["seed_rdma_over_tcp"] == pytest.approx(8.805 / 3.618)
-    assert row["seed_tcp_client_sys_s_per_GB"] == pytest.approx(3.797 / 20.96)
-    assert row["tcp_client_sys_s_per_GB"] >= 0
+    rows = {(r["transport"], r["compute"]): r for r in table["rows"]}
+    assert len(table["rows"]) == 4
+    idle_tcp, idle_rdma = rows[("tcp", False)], rows[("rdma", False)]
+    assert idle_tcp["seed_iteration_s"] == pytest.approx(8.805 / 10000)
+    assert idle_rdma["seed_iteration_s"] == pytest.approx(3.618 / 10000)
+    assert idle_tcp["seed_client_sys_s_per_GB"] == pytest.approx(3.797 / 20.96)
+    one = json.loads(pingpong_lines()[0])
+    moved = one["bytes_client_to_server"] + one["bytes_server_to_client"]
+    assert idle_tcp["client_sys_s_per_GB"] == pytest.approx(
+        one["cpu"]["client"]["sys_s"] * 1e9 / moved
+    )
     ratio = table["ratios"][0]
+    assert ratio["name"] == "RDMA/TCP throughput, 1024 KiB, 1 pair(s), compute off"
+    assert ratio["ours"] == pytest.approx(2.0) and ratio["seed"] == pytest.approx(8.805 / 3.618)
     assert ratio["soft_roce_meaningful"] is False and "rxe" in ratio["why"]
 
 
 def test_pingpong_table_keeps_rsocket_and_smc_rows():
     recs = matrix_records((("tcp", 1.0), ("rdma", 0.5), ("rsocket", 0.8), ("smc", 1.0)))
     table = tables.pingpong_table(recs)
-    row = next(r for r in table["rows"] if not r["compute"])
-    assert row["rsocket_over_tcp"] == pytest.approx(1 / 0.8)
-    assert row["smc_over_tcp"] == pytest.approx(1.0)
-    assert "rsocket_client_sys_s_per_GB" in row and "seed_rsocket_iteration_s" not in row
-    names = [r["name"] for r in table["ratios"]]
-    assert "rsocket/TCP throughput, 1024 KiB, 1 pair(s), compute off" in names
-    assert "smc/TCP throughput, 1024 KiB, 1 pair(s), compute on" in names
+    transports = [r["transport"] for r in table["rows"] if not r["compute"]]
+    assert transports == ["rdma", "tcp", "rsocket", "smc"]
+    rsocket = next(r for r in table["rows"] if r["transport"] == "rsocket")
+    assert rsocket["client_sys_s_per_GB"] is not None and rsocket["seed_iteration_s"] is None
+    by = {r["name"]: r["ours"] for r in table["ratios"]}
+    assert by["rsocket/TCP throughput, 1024 KiB, 1 pair(s), compute off"] == pytest.approx(1.25)
+    assert by["smc/TCP throughput, 1024 KiB, 1 pair(s), compute on"] == pytest.approx(1.0)
 
 
 def test_reference_table_from_recorded_outputs_with_each_tools_cpu():

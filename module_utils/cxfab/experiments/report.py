@@ -146,7 +146,10 @@ def html_page(report: dict) -> str:
         columns = _columns(table["rows"])
         if columns:
             out.append(
-                "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>"
+                "<table><tr>"
+                # Spaced headers wrap: a wide table still fits the page.
+                + "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in columns)
+                + "</tr>"
             )
             for row in table["rows"]:
                 out.append(

@@ -69,6 +69,36 @@ def _transports(records, experiment, order=("rdma", "tcp", "rsocket", "smc")):
     return [t for t in order if t in present]
 
 
+def _pingpong_row(records, transport, size, pairs, compute) -> dict:
+    """One row in seed 000's shape: a transport at a size, pair count and compute flag,
+    its time per round trip and CPU per GB moved (both ways, per pair), the seed's beside."""
+    rec = find(
+        records,
+        experiment="pingpong_matrix",
+        transport=transport,
+        size_bytes=size,
+        pairs=pairs,
+        compute=compute,
+    )
+    seed = seeds.seed_000_row(transport, compute, size, pairs)
+    row = {
+        "transport": transport,
+        "size_bytes": size,
+        "pairs": pairs,
+        "compute": compute,
+        "iteration_s": rec["iteration_s"] if rec else None,
+        "seed_iteration_s": seed["iteration_s"] if seed else None,
+    }
+    per_gb = 1e9 / (rec["bytes_moved"] / pairs) if rec else None
+    for col in _CPU_COLUMNS:
+        row[f"{col[:-2]}_s_per_GB"] = rec[col] * per_gb if rec else None
+    for col in _CPU_COLUMNS:
+        row[f"seed_{col[:-2]}_s_per_GB"] = (
+            seed[col] / SEED_000_GB_PER_PAIR_BOTH_WAYS if seed else None
+        )
+    return row
+
+
 def pingpong_table(records) -> dict:
     e = "pingpong_matrix"
     rows, ratios = [], []
@@ -77,56 +107,31 @@ def pingpong_table(records) -> dict:
         {(r["size_bytes"], r["pairs"], r["compute"]) for r in records if r.get("experiment") == e}
     )
     for size, pairs, compute in keys:
-        row = {"size_bytes": size, "pairs": pairs, "compute": compute}
-        for transport in transports:
-            rec = find(
-                records,
-                experiment=e,
-                transport=transport,
-                size_bytes=size,
-                pairs=pairs,
-                compute=compute,
-            )
-            row[f"{transport}_iteration_s"] = rec["iteration_s"] if rec else None
-            if rec:
-                per_gb = 1e9 / (rec["bytes_moved"] / pairs)
-                for col in _CPU_COLUMNS:
-                    row[f"{transport}_{col[:-2]}_s_per_GB"] = rec[col] * per_gb
-            seed = seeds.seed_000_row(transport, compute, size, pairs)
-            if transport in ("rdma", "tcp"):
-                row[f"seed_{transport}_iteration_s"] = seed["iteration_s"] if seed else None
-                for col in _CPU_COLUMNS if seed else ():
-                    row[f"seed_{transport}_{col[:-2]}_s_per_GB"] = (
-                        seed[col] / SEED_000_GB_PER_PAIR_BOTH_WAYS
-                    )
+        by = {t: _pingpong_row(records, t, size, pairs, compute) for t in transports}
+        rows += by.values()
         label = f"{size >> 10} KiB, {pairs} pair(s), compute {'on' if compute else 'off'}"
-        if "rdma" in transports and "tcp" in transports:
-            row["rdma_over_tcp"] = ratio(row["tcp_iteration_s"], row["rdma_iteration_s"])
-            row["seed_rdma_over_tcp"] = ratio(
-                row.get("seed_tcp_iteration_s"), row.get("seed_rdma_iteration_s")
-            )
+        tcp = by.get("tcp", {})
+        if "rdma" in by and tcp:
             ratios.append(
                 ratio_entry(
                     f"RDMA/TCP throughput, {label}",
-                    row["rdma_over_tcp"],
-                    row["seed_rdma_over_tcp"],
+                    ratio(tcp["iteration_s"], by["rdma"]["iteration_s"]),
+                    ratio(tcp["seed_iteration_s"], by["rdma"]["seed_iteration_s"]),
                     False,
                     "rxe's RDMA is CPU work over UDP: no offload to compare",
                 )
             )
-        for other in (t for t in transports if t in ("rsocket", "smc") and "tcp" in transports):
-            row[f"{other}_over_tcp"] = ratio(row["tcp_iteration_s"], row[f"{other}_iteration_s"])
+        for other in (t for t in ("rsocket", "smc") if t in by and tcp):
             ratios.append(
                 ratio_entry(
                     f"{other}/TCP throughput, {label}",
-                    row[f"{other}_over_tcp"],
+                    ratio(tcp["iteration_s"], by[other]["iteration_s"]),
                     None,
                     other == "smc",
                     "no seed ran this transport in the stencil ping-pong"
                     + ("; smc: see the smc table for whether it ran SMC" if other == "smc" else ""),
                 )
             )
-        rows.append(row)
     return table(e, "Stencil ping-pong: RDMA vs TCP (seed 000)", rows, ratios, records)
 
 
