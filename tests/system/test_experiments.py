@@ -3,9 +3,10 @@
 Two experiments with tiny settings (one message size, one pair, a 16 MiB rcat file,
 1 s tool runs): rcat (RDMA and TCP, double and single buffered) and smc (between the
 hosts and on one host). The report's three files are written; every table it has
-carries figures, and the smc rows the connection's mode or the kernel's fallback
-reason. The run starts and collects its own servers and leaves none behind; its scratch
-directory on the client (rcat's input file) is removed afterwards and checked gone.
+carries figures (only a link rate may be missing, named), and the smc rows the
+connection's mode or the kernel's fallback reason. The run starts and collects its own
+servers and leaves none behind; its scratch directory on the client (rcat's input
+file) is removed afterwards and checked gone.
 """
 
 from __future__ import annotations
@@ -82,9 +83,8 @@ def test_every_table_has_figures_and_names_what_has_none(smoke):
         row = by[(transport, 16 << 20)]
         assert row["double_buffered"] > 0 and row["single_buffered"] > 0, (row, rcat["errors"])
         assert row["vs_memcpy"] > 0
-    # The lab's virtual NICs report no link rate: the run says so instead of a number.
-    assert [e for e in rcat["errors"] if "link_speed" in e and "link speed unknown" in e]
-    assert len(rcat["errors"]) == 1, rcat["errors"]
+    # Only the link rate may be missing (a virtual NIC without one: the run says so).
+    assert all("-link_speed: link speed unknown" in e for e in rcat["errors"]), rcat["errors"]
     assert all(r["ours"] > 0 for r in smc["rows"]), (smc["rows"], smc["errors"])
     assert smc["errors"] == []
 
