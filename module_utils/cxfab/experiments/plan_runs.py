@@ -157,7 +157,7 @@ def latency(p, s, work_dir):
         p.pingpong("latency", transport, LATENCY_BYTES, iterations=iterations)
     p.loopback("latency", "shm", LATENCY_BYTES, iterations)
     for tool in ("ib_write_lat", "ib_read_lat"):
-        argv = [tool, "-R", "-F", "-s", "2", "-n", "1000"]
+        argv = [tool, "-R", "-F", "-s", "2", "-n", str(iterations)]
         p.both(
             "latency",
             tool,
