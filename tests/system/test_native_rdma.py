@@ -22,10 +22,7 @@ sys.path.insert(0, str(REPO / "native" / "bench"))
 
 from lab import lab_pair, remote_pingpong  # noqa: E402  (native/bench put on sys.path above)
 
-SMC_NETLINK = Path(__file__).resolve().parent / "smc_netlink.py"
 SMC_MODES = {"SMC-R", "SMC-D", "TCP (fallback)"}
-# The pnet ID and user EID of the SMC-R attempt (uppercase: the kernel refuses others).
-SMC_PNET, SMC_UEID = "CXFABLAB", "CXFAB-LAB-SMCR"
 
 # 3600: the first test to need `deployed` also waits for site.yml (~15 min under TCG).
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
@@ -81,54 +78,13 @@ def assert_smc_connection(out: dict, tcp: dict) -> dict:
 
 
 def test_pingpong_smc_matches_tcp_and_reports_its_mode(pair, tcp_reference):
+    """Without a pnet ID pairing rxe0 with the bond, the kernel finds no SMC device and
+    falls back (0x03030000). SMC-R is not attempted here: with a pnet ID and a user EID on
+    both guests the 6.1 kernel chose SMC-R over soft-RoCE, and the failed link's clean-up
+    then hung on both hosts in smc_wr_drain_cq (unkillable until reboot; docs/native.md)."""
     client, server, _, (_, server_ip) = pair
     out = remote_pingpong(BUILD, client, server, server_ip, "smc", SMALL, 7497)
     assert_smc_connection(out, tcp_reference)
-
-
-def _smc_setup(host, device: str) -> tuple[list[str], list[str]]:
-    """Commands pairing the RDMA device's netdev (a bond: its ports) with one pnet ID and
-    adding a user EID, and the commands undoing them (smc unloaded if the test loaded it)."""
-    netdev = json.loads(host.run(f"rdma -j link show {device}/1", timeout=30).stdout)[0]["netdev"]
-    members = host.run(f"cat /sys/class/net/{netdev}/bonding/slaves 2>/dev/null", timeout=30)
-    tool = f"python3 {SMC_NETLINK}"
-    setup = ["modprobe smc", "modprobe smc_diag", f"{tool} ueid-add {SMC_UEID}"]
-    setup += [f"{tool} pnet-eth {SMC_PNET} {port}" for port in members.stdout.split() or [netdev]]
-    setup.append(f"{tool} pnet-ib {SMC_PNET} {device} 1")
-    loaded = host.run("test -d /sys/module/smc", timeout=30).returncode == 0
-    heal = [f"{tool} pnet-flush", f"{tool} ueid-flush"]
-    heal += [] if loaded else ["modprobe -r smc_diag smc"]
-    return setup, heal
-
-
-def _smc_left(host) -> str:
-    """What the SMC-R attempt left on a host ('' when nothing)."""
-    if host.run("test -d /sys/module/smc", timeout=30).returncode != 0:
-        return ""
-    counts = host.run(f"python3 {SMC_NETLINK} pnet-count; python3 {SMC_NETLINK} ueid-count")
-    pnet, ueid = [*counts.stdout.split(), "?", "?"][:2]
-    return "" if (pnet, ueid) == ("0", "0") else f"pnet entries {pnet}, user EIDs {ueid}"
-
-
-def test_smc_r_over_soft_roce_with_a_pnet_id_and_a_user_eid(pair, tcp_reference):
-    """SMC-R needs the RoCE device paired with the interface; rxe has RoCE v2 GIDs only,
-    so only SMC-Rv2 (which needs a user EID on both ends) can use it. The mode and the
-    kernel's reason are reported either way; the tables are emptied afterwards."""
-    client, server, (client_dev, _), (server_dev, server_ip) = pair
-    hosts = ((client, client_dev), (server, server_dev))
-    plans = [(host, *_smc_setup(host, device)) for host, device in hosts]
-    try:
-        for host, setup, _ in plans:
-            for command in setup:
-                done = host.run(command, timeout=60)
-                assert done.returncode == 0, f"{host.name}: {command}: {done.stderr}"
-        out = remote_pingpong(BUILD, client, server, server_ip, "smc", SMALL, 7498)
-        assert_smc_connection(out, tcp_reference)
-    finally:
-        for host, _, heal in plans:
-            for command in heal:
-                host.run(command, timeout=60)
-    assert {host.name: _smc_left(host) for host, _ in hosts} == {host.name: "" for host, _ in hosts}
 
 
 def test_rcat_rdma_moves_a_file_intact(pair, tmp_path):
