@@ -205,13 +205,19 @@ def test_smc_runs_between_the_hosts_and_on_one_host():
 # ---------------------------------------------------------------- batches
 
 
-def test_batches_keep_one_experiment_and_cap_the_waiting_servers():
+def test_batches_follow_the_plan_and_cap_the_waiting_servers():
     runs = make_plan({"pairs": [1, 8], "experiments": ["pingpong_matrix", "numa"]})
     grouped = batches.batches(runs, max_servers=20)
     assert [run for b in grouped for run in b["runs"]] == runs
-    assert all(len({r["experiment"] for r in b["runs"]}) == 1 for b in grouped)
     assert all(b["servers"] <= 20 for b in grouped)
     assert [b["index"] for b in grouped] == list(range(len(grouped)))
+    for batch in grouped:
+        assert batch["servers"] == sum(len(r["servers"]) for r in batch["runs"])
+        assert batch["experiments"] == list(dict.fromkeys(r["experiment"] for r in batch["runs"]))
+    # A batch takes the next experiment's runs while there is room (fewer module calls).
+    assert any(b["experiments"] == ["pingpong_matrix", "numa"] for b in grouped)
+    small = batches.batches(make_plan({"experiments": ["rcat", "smc"]}))
+    assert [b["experiments"] for b in small] == [["rcat", "smc"]]
     huge = batches.batches(make_plan({"pairs": [30], "experiments": ["pingpong_matrix"]}), 20)
     assert [len(b["runs"]) for b in huge] == [1] * len(huge)  # a run never splits
 

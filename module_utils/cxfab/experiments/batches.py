@@ -3,8 +3,8 @@
 A batch costs four module calls whatever its number of runs (a call into a host
 costs seconds, more under emulation): its servers started at once on the server
 host, seen listening there, its clients run in turn on the client host, its
-servers collected. A batch holds the runs of one experiment, split so that no more
-than MAX_SERVERS servers wait at once.
+servers collected. A batch holds consecutive runs (of one or more experiments) up
+to MAX_SERVERS servers waiting at once; a run is never split.
 """
 
 from __future__ import annotations
@@ -15,22 +15,19 @@ MAX_SERVERS = 48
 
 
 def batches(runs: list[dict], max_servers: int = MAX_SERVERS) -> list[dict]:
-    """[{'index', 'experiment', 'runs', 'servers'}]: consecutive runs of one experiment."""
+    """[{'index', 'experiments', 'runs', 'servers'}]: consecutive runs, servers capped."""
     out: list[dict] = []
     for run in runs:
         count = len(run.get("servers") or [])
         last = out[-1] if out else None
-        if (
-            last
-            and last["experiment"] == run["experiment"]
-            and last["servers"] + count <= max_servers
-        ):
+        if last and last["servers"] + count <= max_servers:
             last["runs"].append(run)
             last["servers"] += count
         else:
-            out.append({"experiment": run["experiment"], "runs": [run], "servers": count})
+            out.append({"runs": [run], "servers": count})
     for index, batch in enumerate(out):
         batch["index"] = index
+        batch["experiments"] = list(dict.fromkeys(r["experiment"] for r in batch["runs"]))
     return out
 
 

@@ -64,7 +64,9 @@ def rcat_table(records) -> dict:
                 row["vs_memcpy"],
                 None,
                 transport == "tcp",
-                "rxe copies every byte on the CPU too, so an RDMA "
+                "TCP: how far the stream is from copying the bytes once"
+                if transport == "tcp"
+                else "rxe copies every byte on the CPU too, so an RDMA "
                 "figure near memcpy is the software path's, not the NIC's",
             ),
             ratio_entry(
@@ -72,7 +74,8 @@ def rcat_table(records) -> dict:
                 row["vs_link"],
                 seeds.figure("003_rcat_double") / seeds.figure("003_link"),
                 False,
-                "virtual NICs have no link rate",
+                "a virtual NIC's link rate is nominal (none, or what the hypervisor "
+                "or the lab reports), not a ceiling the bytes meet",
             ),
         ]
     return table("rcat", "rcat throughput (seed 003)", rows, ratios, records)
