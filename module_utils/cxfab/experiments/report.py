@@ -6,7 +6,27 @@ import html
 import json
 from pathlib import Path
 
-from .tables import SOFT_ROCE_NOTE, build_tables
+from . import tables, tables_more
+from .tables import SOFT_ROCE_NOTE
+
+BUILDERS = {
+    "pingpong_matrix": tables.pingpong_table,
+    "reference_tools": tables.reference_table,
+    "numa": tables.numa_table,
+    "rcat": tables_more.rcat_table,
+    "latency": tables_more.latency_table,
+    "smc": tables_more.smc_table,
+    "rsocket": tables_more.rsocket_table,
+}
+
+
+def build_tables(records: list[dict]) -> list[dict]:
+    """One table per experiment present in the records, in the plan's order."""
+    present = []
+    for rec in records:
+        if rec.get("experiment") in BUILDERS and rec["experiment"] not in present:
+            present.append(rec["experiment"])
+    return [BUILDERS[e](records) for e in present]
 
 
 def cell(value) -> str:
@@ -49,6 +69,8 @@ def markdown(report: dict) -> str:
     ]
     for table in report["tables"]:
         lines += [f"## {table['title']}", ""]
+        if table.get("note"):
+            lines += [f"> {table['note']}", ""]
         columns = _columns(table["rows"])
         if columns:
             lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
@@ -119,10 +141,15 @@ def html_page(report: dict) -> str:
     ]
     for table in report["tables"]:
         out.append(f"<h2>{html.escape(table['title'])}</h2>")
+        if table.get("note"):
+            out.append(f"<p class='note'>{html.escape(table['note'])}</p>")
         columns = _columns(table["rows"])
         if columns:
             out.append(
-                "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>"
+                "<table><tr>"
+                # Spaced headers wrap: a wide table still fits the page.
+                + "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in columns)
+                + "</tr>"
             )
             for row in table["rows"]:
                 out.append(
