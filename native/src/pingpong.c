@@ -48,7 +48,7 @@ struct config {
     bool server;
     const char *client_addr;
     bool loopback;
-    uint64_t size, iterations, pipeline, timeout;
+    uint64_t size, iterations, pipeline, timeout, tos;
     bool compute, json;
     const char *cpus;
     int isa;
@@ -75,6 +75,8 @@ static const struct opt_spec options[] = {
     {"isa", "NAME", OPT_CHOICE, OFF(isa), 0, 0, 0, isa_names, "stencil instruction set"},
     {"timeout", "SECONDS", OPT_UINT, OFF(timeout), 0, 1, 3600, NULL,
      "a peer silent this long is reported as gone"},
+    {"tos", "BYTE", OPT_UINT, OFF(tos), 0, 0, 255, NULL,
+     "rdma client: IP ToS byte of the RoCE packets (DSCP x 4), set through RDMA-CM"},
     {"json", "", OPT_FLAG, OFF(json), 0, 0, 0, NULL, "print one JSON object instead of a table"},
     {"dump", "FILE", OPT_STRING, OFF(dump), 0, 0, 0, NULL,
      "client: write the final grid as raw little-endian doubles"},
@@ -348,6 +350,8 @@ static int client_role(const struct config *cfg, const char *addr, int n)
         .slot_bytes = (uint32_t)slot_bytes_for(n, (int)cfg->pipeline),
         .slots = (uint16_t)cfg->pipeline, .grid_n = (uint32_t)n,
         .iterations = (uint32_t)cfg->iterations};
+    if (cfg->tos != TOS_UNSET)
+        t->tos = (int)cfg->tos;
     struct result res = {0};
     rc = 1;
     if (t->ops->connect(t, addr) != 0 || run_client(t, cfg, n, &res) != 0)
@@ -427,7 +431,7 @@ int main(int argc, char **argv)
 {
     g_prog = "pingpong";
     struct config cfg = {.size = 4u << 20, .iterations = 100, .pipeline = 1, .timeout = 30,
-                         .isa = ISA_AUTO, .server_addr = ""};
+                         .isa = ISA_AUTO, .server_addr = "", .tos = TOS_UNSET};
     const char *synopsis = "--transport tcp|shm|shm-zc|rdma|smc|rsocket (--server [ADDR:PORT] | --client "
                            "ADDR:PORT | --loopback) [options]";
     int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
@@ -442,6 +446,9 @@ int main(int argc, char **argv)
         err_msg("choose exactly one of --server, --client, --loopback (see --help)");
         return EXIT_USAGE;
     }
+    if (transport_check_tos(transport_names[cfg.transport], cfg.tos,
+                            cfg.client_addr != NULL || cfg.loopback) != 0)
+        return EXIT_USAGE;
     int n = grid_side_for_bytes(cfg.size);
     if (cfg.pipeline > (uint64_t)n / 2) {
         err_msg("--pipeline: %" PRIu64 " bands do not fit a %d-row grid (at most %d)",
