@@ -163,8 +163,12 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         found += probe_checks(name, facts.get("probes") or [])
         found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
         found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
-    # Imported here: checks_ib builds on Checks, defined above.
+    # Imported here: checks_ib and checks_roce build on Checks, defined above.
     from .checks_ib import ib_checks
+    from .checks_roce import roce_checks
+
+    if facts:
+        found += roce_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})
