@@ -242,7 +242,7 @@ def test_example_report_reads_summary_failures_diff_plots_table(tmp_path):
     assert "| lossless (not verified in this run) | - | - | - | - |" in md
     assert (
         "| **FAIL** | link/cable | lab-host1 | link.cxb0.diag | "
-        "module not supported (opcode 1036), cable OPTCORE Q-100G-DAC-P2M |"
+        "module's PMD type is not enabled (opcode 1036), cable OPTCORE Q-100G-DAC-P2M |"
     ) in md
     assert "| pcie.cx4.link | lab-host1 | pass | fail |" in md
     html = (out / "report.html").read_text()
