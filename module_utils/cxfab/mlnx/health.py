@@ -23,6 +23,7 @@ from . import tools
 from .mlxcables import MlxcablesParseError, parse_mlxcables
 from .mlxlink import LinkReport, MlxlinkParseError, parse_mlxlink
 from .nicstats import EthtoolParseError, health_counters, parse_ethtool_stats
+from .nv_params import matches
 from .nvconfig import NvConfigParseError, parse_nvconfig_query
 from .pcie import PcieReadError, read_link
 from .runner import Runner
@@ -191,8 +192,7 @@ class HealthReader:
             for column, key in (("Current", "current"), ("Next Boot", "next_boot")):
                 value = param.get(column)
                 entry[key] = value.raw if value else None
-                number = int(desired) if desired.isdigit() else None
-                entry[f"{key}_ok"] = bool(value) and value.equals(desired, number)
+                entry[f"{key}_ok"] = matches(value, desired)
             params[name] = entry
         return {"params": params}
 
