@@ -13,6 +13,7 @@ that was not observed ever passes.
 from __future__ import annotations
 
 from .checks_health import health_checks
+from .checks_pfc import roce_load
 from .hostnet.cpulist import format_cpulist, parse_cpulist
 
 # /proc/net/bonding prints the mode as a sentence.
@@ -784,11 +785,13 @@ def all_checks(
     workload_error="",
     health=None,
     supported_cables=None,
+    max_temp_c=None,
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
     structured = fabric.get("structured") or {}
     host_data = host_data or {}
+    facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:
         checks += switch_checks(switch_results)
@@ -799,13 +802,18 @@ def all_checks(
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
     if "hosts" in sections and health is not None:  # link, cable and card health
-        checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
+        # The RoCE load this run put on each host (none when the workloads did not run).
+        load = (
+            roce_load(structured, workloads, workload_results, facts) if "perf" in sections else {}
+        )
+        checks += health_checks(
+            {n: structured[n] for n in hosts}, health, supported_cables, max_temp_c, load
+        )
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)
         checks += found
     if "perf" in sections:
-        facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
         found, bandwidth = perf_checks(workloads, hosts, workload_results, facts, workload_error)
         checks += found
     return {"checks": merge(checks), "bandwidth": bandwidth, "qos": qos_series}

@@ -198,7 +198,7 @@ def test_pcie_fails_closed(tmp_path):
 
 def test_mlx5_counters_grouped_by_kind():
     counters = parse_ethtool_stats(sample("ethtool_mlx5.txt"))
-    assert counters["rx_crc_errors_phy"] == 3 and len(counters) == 22
+    assert counters["rx_crc_errors_phy"] == 3 and len(counters) == 26
     grouped = health_counters(counters)
     assert grouped["error"] == {"rx_crc_errors_phy": 3, "rx_symbol_err_phy": 0, "tx_errors_phy": 0}
     assert grouped["discard"] == {
@@ -211,6 +211,13 @@ def test_mlx5_counters_grouped_by_kind():
         "rx_prio3_pause": 120,
         "tx_pause_ctrl_phy": 0,
         "tx_prio3_pause": 44,
+    }
+    # Traffic of each priority: what verify's lossless check requires to move under load.
+    assert grouped["priority"] == {
+        "rx_prio3_bytes": 5120000,
+        "rx_prio3_packets": 5000,
+        "tx_prio3_bytes": 4096000,
+        "tx_prio3_packets": 4000,
     }
     assert grouped["link_down"] == {"link_down_events_phy": 1}
     # per-queue copies and durations are not counted twice
