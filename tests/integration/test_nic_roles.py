@@ -320,7 +320,8 @@ def test_nv_config_pins_set_with_the_ports_in_one_call_and_one_activation(lab):
 
 def test_nv_config_in_next_boot_only_activates_and_unsupported_sets_nothing(lab):
     lab.admin("set", "-d", BDF, "config.NUM_OF_VFS.next=4")
-    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": [], "nv_config": {"NUM_OF_VFS": "4"}}])
+    pinned = {"name": "cx4", "pci": BDF, "ports": [], "nv_config": {"NUM_OF_VFS": "4"}}
+    lab.write_inventory([pinned])
     run = lab.play(BOTH_ROLES)
     assert run.rc == 0, run.output
     assert "Next Boot already as desired, activation pending" in run.output
