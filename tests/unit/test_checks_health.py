@@ -315,3 +315,11 @@ def test_roce_load_names_the_hosts_of_a_pair_that_measured_on_a_roce_vlan():
     off = {"pairs": [{**workloads["pairs"][0], "vlan": 30}]}
     assert roce_load(structured, off, results, facts) == {}
     assert roce_load(structured, workloads, results[1:], facts) == {}
+
+
+def test_the_fabric_wide_temperature_limit_reaches_every_host():
+    found = by_id(health_checks({"h1": {"nics": NICS}}, {"h1": snapshots()}, max_temp_c=50))
+    assert found["temp.cx4"]["status"] == "fail"  # 51 C read, 50 C allowed
+    assert found["temp.cx4"]["expected"] == "ASIC below 50 C"
+    default = by_id(health_checks({"h1": {"nics": NICS}}, {"h1": snapshots()}))
+    assert default["temp.cx4"]["status"] == "pass"

@@ -31,7 +31,8 @@ from .runner import Runner
 PHASES = ("start", "end")
 LINK_CANDIDATES = ("mlxlink", "mstlink")
 CABLES_CANDIDATES = ("mlxcables",)
-TEMP_CANDIDATES = ("mget_temp",)
+# MFT names it mget_temp, mstflint (4.31 and later) mstmget_temp.
+TEMP_CANDIDATES = ("mget_temp", "mstmget_temp")
 ETHTOOL_CANDIDATES = ("ethtool",)
 _PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # ethtool's own words for a driver without statistics (not a read failure).
