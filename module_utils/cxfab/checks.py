@@ -801,7 +801,8 @@ def all_checks(
                 checks += host_checks(name, structured[name], host_data.get(name))
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
-    if "hosts" in sections and health is not None:  # link, cable and card health
+    # Link, cable and card health: part of the host section, or alone (verify_health).
+    if ("hosts" in sections or "health" in sections) and health is not None:
         # The RoCE load this run put on each host (none when the workloads did not run).
         load = (
             roce_load(structured, workloads, workload_results, facts) if "perf" in sections else {}
