@@ -154,6 +154,8 @@ def _down_events(data: dict) -> dict[str, int]:
     found = {}
     if isinstance(data.get("carrier_changes"), int):
         found["carrier_changes"] = data["carrier_changes"]
+    if isinstance(data.get("bond_link_failures"), int):
+        found[f"{data.get('bond')} Link Failure Count"] = data["bond_link_failures"]
     counter = (data.get("link") or {}).get("link_down_counter")
     if isinstance(counter, int):
         found["mlxlink Link Down Counter"] = counter

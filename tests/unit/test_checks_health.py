@@ -149,6 +149,15 @@ def test_flap_from_the_link_down_counter_alone():
     assert check["status"] == "fail" and "mlxlink Link Down Counter 1 -> 2" in check["observed"]
 
 
+def test_an_administrative_flap_seen_only_by_the_bond_is_named():
+    # virtio keeps its carrier over `ip link set down/up`: only the bond counted it.
+    before = port(bond="bond0", bond_link_failures=0)
+    after = port(bond="bond0", bond_link_failures=1)
+    check = run(snapshots(after, before))["flap.ens4"]
+    assert check["status"] == "fail", check
+    assert check["observed"] == "bond0 Link Failure Count 0 -> 1"
+
+
 def test_without_start_snapshot_the_comparisons_skip():
     health = snapshots()
     health["start"] = {"skipped": True}

@@ -90,3 +90,38 @@ def test_dcb_json_samples_read_pfc_on_priority_3_and_dscp_trust():
     )
     assert state == {"trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0]}
     assert lossless.dcb_state(sample("dcb_pfc_show_prio3.txt"), "{}")["trust"] == "pcp"
+
+
+# /proc/net/bonding/<bond> (drivers/net/bonding/bond_procfs.c, bond_info_show_slave:
+# one block per member, "Link Failure Count: %u").
+BONDING = """Ethernet Channel Bonding Driver: v6.1.0
+
+Bonding Mode: IEEE 802.3ad Dynamic link aggregation
+MII Status: up
+
+Slave Interface: ens1f0
+MII Status: up
+Speed: 100000 Mbps
+Link Failure Count: 3
+Aggregator ID: 1
+
+Slave Interface: ens1f1
+MII Status: up
+Link Failure Count: 0
+Aggregator ID: 1
+"""
+
+
+def test_a_bond_member_reads_its_own_link_failure_count(tmp_path):
+    net = tmp_path / "sys/class/net"
+    (net / "bond0").mkdir(parents=True)
+    for port in ("ens1f0", "ens1f1", "eth9"):
+        (net / port).mkdir()
+    for port in ("ens1f0", "ens1f1"):
+        (net / port / "master").symlink_to(net / "bond0")
+    (tmp_path / "proc/net/bonding").mkdir(parents=True)
+    (tmp_path / "proc/net/bonding/bond0").write_text(BONDING)
+    reader = HealthReader(Runner(""), {}, str(tmp_path))
+    assert reader.bond_link_failures("ens1f0") == {"bond": "bond0", "bond_link_failures": 3}
+    assert reader.bond_link_failures("ens1f1") == {"bond": "bond0", "bond_link_failures": 0}
+    assert reader.bond_link_failures("eth9") == {}  # no master: nothing to read

@@ -5,8 +5,9 @@ Per adapter (`nics` of the host's intent): the PCIe link current vs capable
 and every mlxconfig parameter the intent pins (`LINK_TYPE_P<n>` from the ports,
 plus `nv_config`), Current and Next Boot. Per port: `mlxlink`/`mstlink` (state,
 speed, FEC, troubleshooting opcode, BER and counters, module), the cable identity
-(mlxlink's Module Info, else `mlxcables`), `carrier_changes` and the `ethtool -S`
-error/discard/pause/link-down counters.
+(mlxlink's Module Info, else `mlxcables`), `carrier_changes`, the bond's link
+failure count of a member port and the `ethtool -S` error/discard/pause/link-down
+counters.
 
 Phase `start` reads only what moves (counters), phase `end` reads everything; the
 checks compare the two. Nothing here judges: every read either gives a value or
@@ -98,6 +99,24 @@ class HealthReader:
         if text is None or not text.isdigit():
             return {"carrier_error": f"{path}: unreadable ({text!r})"}
         return {"carrier_changes": int(text)}
+
+    def bond_link_failures(self, netdev: str) -> dict:
+        """The bond's `Link Failure Count` of a member port: the bond counts every time it
+        saw the port go down, an administrative down included (which a virtio or other
+        driver that keeps its carrier does not count in carrier_changes)."""
+        master = self.sysfs("class", "net", netdev, "master")
+        if not os.path.islink(master):
+            return {}
+        bond = os.path.basename(os.path.realpath(master))
+        text = _read(os.path.join(self.root, "proc", "net", "bonding", bond))
+        if text is None:
+            return {}  # the master is no bond (a bridge, a VRF)
+        for block in re.split(r"^Slave Interface:\s*", text, flags=re.M)[1:]:
+            name, _, rest = block.partition("\n")
+            if name.strip() == netdev:
+                count = re.search(r"^Link Failure Count: (\d+)", rest, re.M)
+                return {"bond": bond, "bond_link_failures": int(count.group(1))} if count else {}
+        return {}
 
     def pcie(self, pci: str) -> dict:
         device = self.sysfs("bus", "pci", "devices", pci)
@@ -272,6 +291,7 @@ def gather(nics: list[dict], phase: str, reader: HealthReader) -> dict:
             function = port_function(nic["pci"], int(port["port"]))
             data = {"netdev": port["netdev"], "function": function}
             data.update(reader.carrier_changes(port["netdev"]))
+            data.update(reader.bond_link_failures(port["netdev"]))
             data.update(reader.counters(port["netdev"]))
             data["link"] = reader.link(function, full)
             if full:
