@@ -26,7 +26,9 @@ description:
     was asked, or the bond does not come back within O(bond_timeout).
 options:
   requests:
-    description: Activation requests (device, fwreset, fwreset_supported, and version or ports).
+    description: >-
+      Activation requests (device, fwreset, fwreset_supported, and version, or ports and
+      nv_config).
     type: list
     elements: dict
     required: true
@@ -123,7 +125,7 @@ def main() -> None:
     try:
         # Only what the requests need must exist: a link type change needs no flint.
         wants_firmware = any(r.get("version") for r in p["requests"])
-        wants_ports = any(r.get("ports") for r in p["requests"])
+        wants_ports = any(r.get("ports") or r.get("nv_config") for r in p["requests"])
         toolset = toolset_from_params(p, find) if wants_firmware else None
         config_tool = (
             tools.resolve_tool(

@@ -13,6 +13,7 @@ that was not observed ever passes.
 from __future__ import annotations
 
 from .checks_health import health_checks
+from .checks_pfc import roce_load
 from .hostnet.cpulist import format_cpulist, parse_cpulist
 from .packed import Unpacked
 
@@ -168,8 +169,12 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         found += probe_checks(name, facts.get("probes") or [])
         found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
         found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
-    # Imported here: checks_ib builds on Checks, defined above.
+    # Imported here: checks_ib and checks_roce build on Checks, defined above.
     from .checks_ib import ib_checks
+    from .checks_roce import roce_checks
+
+    if facts:
+        found += roce_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})
@@ -808,12 +813,14 @@ def all_checks(
     workload_error="",
     health=None,
     supported_cables=None,
+    max_temp_c=None,
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
     # As validate.yml publishes it (one JSON text per device) or already decoded.
     structured = Unpacked(fabric.get("structured") or {})
     host_data = host_data or {}
+    facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:
         checks += switch_checks(switch_results)
@@ -823,14 +830,20 @@ def all_checks(
                 checks += host_checks(name, structured[name], host_data.get(name))
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
-    if "hosts" in sections and health is not None:  # link, cable and card health
-        checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
+    # Link, cable and card health: part of the host section, or alone (verify_health).
+    if ("hosts" in sections or "health" in sections) and health is not None:
+        # The RoCE load this run put on each host (none when the workloads did not run).
+        load = (
+            roce_load(structured, workloads, workload_results, facts) if "perf" in sections else {}
+        )
+        checks += health_checks(
+            {n: structured[n] for n in hosts}, health, supported_cables, max_temp_c, load
+        )
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)
         checks += found
     if "perf" in sections:
-        facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
         found, bandwidth = perf_checks(workloads, hosts, workload_results, facts, workload_error)
         checks += found
     return {"checks": merge(checks), "bandwidth": bandwidth, "qos": qos_series}

@@ -284,6 +284,14 @@ static int rdma_connect_server(struct transport *t, const char *addr)
                       RESOLVE_TIMEOUT_MS / 1000.0 + 1, &ev) != 0)
         goto out;
     rdma_ack_cm_event(ev);
+    /* The ToS must be set before the route is resolved: the route carries it. */
+    if (t->tos >= 0) {
+        uint8_t tos = (uint8_t)t->tos;
+        if (rdma_set_option(rt->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) != 0) {
+            err_call("rdma_set_option(RDMA_OPTION_ID_TOS)", errno);
+            goto out;
+        }
+    }
     if (rdma_resolve_route(rt->id, RESOLVE_TIMEOUT_MS) != 0) {
         err_call("rdma_resolve_route", errno);
         goto out;

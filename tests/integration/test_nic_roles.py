@@ -300,6 +300,48 @@ def test_unsupported_port_fails_clearly(lab):
     assert lab.resets() == []
 
 
+def test_nv_config_pins_set_with_the_ports_in_one_call_and_one_activation(lab):
+    pins = {"SRIOV_EN": "True", "NUM_OF_VFS": "8", "KEEP_IB_LINK_UP_P1": "False"}
+    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": PORTS_ETH, "nv_config": pins}])
+    before = lab.card()
+    checked = lab.play(BOTH_ROLES, "--check", "--diff")
+    assert checked.rc == 0, checked.output
+    # Only what Next Boot lacks, in one set (KEEP_IB_LINK_UP_P1 is False already).
+    assert "would set LINK_TYPE_P2=2 NUM_OF_VFS=8 SRIOV_EN=True (Next Boot)" in checked.output
+    assert "+SRIOV_EN: True" in checked.output and "-SRIOV_EN: False(0)" in checked.output
+    assert lab.card() == before and lab.resets() == []
+
+    first = lab.play(BOTH_ROLES)
+    assert first.rc == 0, first.output
+    config = lab.card()["config"]
+    assert config["SRIOV_EN"] == {"current": 1, "default": 0, "next": 1}
+    assert config["NUM_OF_VFS"]["current"] == 8 and config["LINK_TYPE_P2"]["current"] == 2
+    assert lab.resets() == [f"-d {BDF} -y reset"]  # one activation for ports and pins
+
+    second = lab.play(BOTH_ROLES)
+    assert second.rc == 0 and second.changed == 0, second.output
+    assert len(lab.resets()) == 1
+
+
+def test_nv_config_in_next_boot_only_activates_and_unsupported_sets_nothing(lab):
+    lab.admin("set", "-d", BDF, "config.NUM_OF_VFS.next=4")
+    pinned = {"name": "cx4", "pci": BDF, "ports": [], "nv_config": {"NUM_OF_VFS": "4"}}
+    lab.write_inventory([pinned])
+    run = lab.play(BOTH_ROLES)
+    assert run.rc == 0, run.output
+    assert "Next Boot already as desired, activation pending" in run.output
+    assert lab.card()["config"]["NUM_OF_VFS"]["current"] == 4
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+
+    pins = {"NUM_OF_VFS": "2", "PF_NUM_OF_VF": "4"}  # a ConnectX-4 has no PF_NUM_OF_VF
+    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": [], "nv_config": pins}])
+    refused = lab.play(BOTH_ROLES)
+    assert refused.rc != 0
+    assert "nv_config.PF_NUM_OF_VF" in refused.output and "does not support it" in refused.output
+    assert lab.card()["config"]["NUM_OF_VFS"]["next"] == 4  # nothing was set
+    assert len(lab.resets()) == 1
+
+
 def test_no_reboot_allowed_reports_pending_activation(tmp_path):
     # ConnectX-3: mstfwreset refuses the card, so only a reboot could activate.
     lab = Lab(tmp_path)

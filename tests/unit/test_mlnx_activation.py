@@ -22,7 +22,12 @@ class FakeCards:
 
     def __init__(self):
         self.cards = {
-            CX4: {"flash": "12.28.1002", "running": "12.23.1020", "ports": {1: [2, 2], 2: [1, 2]}},
+            CX4: {
+                "flash": "12.28.1002",
+                "running": "12.23.1020",
+                "ports": {1: [2, 2], 2: [1, 2]},
+                "params": {"SRIOV_EN": [0, 0]},  # current, next boot (False(0) / True(1))
+            },
         }
         self.calls = []
         self.stubborn = set()
@@ -40,7 +45,7 @@ class FakeCards:
                 return 1, "", "-E- Failed to reset the device\n"
             if device not in self.stubborn:
                 card["running"] = card["flash"]
-                for state in card["ports"].values():
+                for state in [*card["ports"].values(), *card.get("params", {}).values()]:
                     state[0] = state[1]
             return 0, "Reset done\n", ""
         if tool == "mstflint" and argv[-1] == "q":
@@ -55,6 +60,11 @@ class FakeCards:
             rows = [
                 f"*        LINK_TYPE_P{port:<24}ETH(2)          {ENUM[cur]:<16}{ENUM[nxt]}"
                 for port, (cur, nxt) in sorted(card["ports"].items())
+            ]
+            booleans = {0: "False(0)", 1: "True(1)"}
+            rows += [
+                f"*        {name:<36}False(0)        {booleans[cur]:<16}{booleans[nxt]}"
+                for name, (cur, nxt) in sorted(card.get("params", {}).items())
             ]
             text = (
                 "\nDevice #1:\n----------\n\nDevice type:    ConnectX4\nDevice:         x\n\n"
@@ -164,7 +174,7 @@ def test_a_card_still_running_the_old_firmware_after_the_reset_fails_the_host(tm
         run(fake, [firmware_request(), link_type_request()], bond.options())
     message = str(error.value)
     assert "runs firmware 12.23.1020, not 12.28.1002" in message
-    assert "port protocols still pending" in message
+    assert "port protocols or pinned parameters still pending" in message
     assert error.value.result["reset"] == [CX4]
 
 
@@ -230,3 +240,16 @@ def test_check_mode_runs_no_tool_and_says_what_it_would_activate(tmp_path):
 def test_a_request_without_a_device_is_refused(tmp_path):
     with pytest.raises(ActivationError, match=r"requests\[0\]: no device"):
         run(FakeCards(), [{"version": "1.2.3"}], Bond(tmp_path).options())
+
+
+def test_a_pinned_parameter_is_read_back_after_the_reset(tmp_path):
+    fake, bond = FakeCards(), Bond(tmp_path)
+    fake.cards[CX4]["params"]["SRIOV_EN"] = [0, 1]  # set for next boot, not yet running
+    request = {**link_type_request(), "nv_config": {"SRIOV_EN": "True"}}
+    result = run(fake, [request], bond.options())
+    (param,) = result["cards"][0]["params"]
+    assert (param["param"], param["current"]) == ("SRIOV_EN", "True(1)")
+    fake.cards[CX4]["params"]["SRIOV_EN"] = [0, 1]
+    fake.stubborn.add(CX4)
+    with pytest.raises(ActivationError, match="pinned parameters still pending"):
+        run(fake, [request], bond.options())

@@ -24,6 +24,7 @@ def settled_card():
         "flash": "12.28.1002",
         "running": "12.28.1002",
         "ports": {1: [2, 2], 2: [2, 2]},
+        "params": {"SRIOV_EN": [1, 1]},
     }
     return fake
 
@@ -71,3 +72,14 @@ def test_a_nic_without_pins_needs_no_tool():
     result = read_nics([{"pci": CX4, "ports": [{"port": 1}]}], None, no_tools, no_tools)
     assert result["nics"][0]["firmware"] is None and result["nics"][0]["link_type"] is None
     assert calls == [] and not result["changes_needed"]
+
+
+def test_a_pinned_parameter_keeps_a_card_unsettled_until_it_runs():
+    fake = settled_card()
+    pinned = {**nic(), "nv_config": {"SRIOV_EN": "True"}}
+    assert read(fake, [pinned])["settled_link_type"] == [CX4]
+    fake.cards[CX4]["params"]["SRIOV_EN"] = [0, 1]
+    result = read(fake, [pinned])
+    assert result["settled_link_type"] == [] and "SRIOV_EN activate" in result["msg"]
+    fake.cards[CX4]["params"]["SRIOV_EN"] = [0, 0]
+    assert "SRIOV_EN set" in read(fake, [pinned])["msg"]

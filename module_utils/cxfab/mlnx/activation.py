@@ -46,6 +46,7 @@ class Card:
     live: bool
     version: str | None = None
     ports: list = field(default_factory=list)
+    pins: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ def merge_requests(requests: list[dict], use_fwreset: bool) -> list[Card]:
             card.version = str(request["version"])
         if request.get("ports"):
             card.ports = list(request["ports"])
+        if request.get("nv_config"):
+            card.pins = dict(request["nv_config"])
     return list(cards.values())
 
 
@@ -95,7 +98,7 @@ def _verify_card(card: Card, runner: Runner, toolset: Toolset, config_tool: str 
         seen.update(flash_version=state.flash, running_version=state.running, psid=state.psid)
         if not same_version(state.running, card.version):
             problems.append(f"runs firmware {state.running}, not {card.version}")
-    if card.ports:
+    if card.ports or card.pins:
         if not config_tool:
             raise ActivationError(
                 f"{card.device}: no mstconfig/mlxconfig to read the port protocols back", seen
@@ -110,12 +113,14 @@ def _verify_card(card: Card, runner: Runner, toolset: Toolset, config_tool: str 
                 opts.sysfs_root,
                 check_mode=False,
                 query_only=True,
+                pins=card.pins,
             )
         except PortConfigError as exc:
             raise ActivationError(f"{card.device}: after the activation: {exc}", seen) from exc
         seen["ports"] = ports["ports"]
+        seen["params"] = ports.get("params", [])
         if ports["pending_activation"]:
-            problems.append(f"port protocols still pending: {ports['msg']}")
+            problems.append(f"port protocols or pinned parameters still pending: {ports['msg']}")
     if problems:
         raise ActivationError(
             f"{card.device}: after the activation the card " + "; ".join(problems), seen

@@ -1,4 +1,4 @@
-"""Which of a host's NICs need firmware, port protocols or an activation.
+"""Which of a host's NICs need firmware, port protocols, pinned parameters or an activation.
 
 One read of every card per host, every host at once, before the serial rollout: a
 card whose firmware and ports are as the structured config wants is named settled,
@@ -60,10 +60,11 @@ def link_type_state(nic: dict, runner: Runner, config_tool: str, sysfs_root: str
             sysfs_root,
             check_mode=True,
             query_only=True,
+            pins=nic.get("nv_config") or {},
         )
     except PortConfigError as exc:
         raise NicStateError(str(exc)) from exc
-    moving = [p for p in found["ports"] if p["action"] != "none"]
+    moving = [p for p in found["ports"] + found.get("params", []) if p["action"] != "none"]
     need = (
         "; ".join(
             f"{p['param']} {p['action']} (current {p['current']}, next boot {p['next_boot']}, "
@@ -72,7 +73,12 @@ def link_type_state(nic: dict, runner: Runner, config_tool: str, sysfs_root: str
         )
         or None
     )
-    return {"ports": found["ports"], "settled": need is None, "need": need}
+    return {
+        "ports": found["ports"],
+        "params": found.get("params", []),
+        "settled": need is None,
+        "need": need,
+    }
 
 
 def read_nics(
@@ -93,7 +99,7 @@ def read_nics(
                 firmware_ok.append(nic["pci"])
             else:
                 needs.append(f"{nic['pci']}: {entry['firmware']['need']}")
-        if any(p.get("link_type") for p in nic.get("ports") or []):
+        if any(p.get("link_type") for p in nic.get("ports") or []) or nic.get("nv_config"):
             entry["link_type"] = link_type_state(nic, runner, config_tool(), sysfs_root)
             if entry["link_type"]["settled"]:
                 link_type_ok.append(nic["pci"])
