@@ -40,7 +40,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Take switch A's MPOs down
   cxfab_drill_mpo:
-    structured: "{{ hostvars['localhost'].cxfab_structured['sw-a'] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device('sw-a') }}"
     state: down
     username: admin
     password: "{{ vault_switch_password }}"

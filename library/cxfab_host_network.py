@@ -76,7 +76,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Build the data bond and VLANs
   cxfab_host_network:
-    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}"
 """
 
 RETURN = r"""

@@ -40,7 +40,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Read the firmware and port protocols of every NIC
   cxfab_nic_state:
-    nics: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname].nics }}"
+    nics: "{{ (hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname)).nics }}"
 """
 
 RETURN = r"""

@@ -25,7 +25,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: RDMA modules and soft-RoCE devices
   cxfab_rdma_stack:
-    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}"
 """
 
 RETURN = r"""
