@@ -161,8 +161,11 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
     else:
         facts = facts_result.get("facts") or {}
     intent = sc["network"]
-    found = [*out, *firmware_checks(name, data.get("firmware") or [])]
-    found += link_type_checks(name, data.get("link_type") or [])
+    firmware, link_type = data.get("firmware") or [], data.get("link_type") or []
+    if "nic_state" in data:  # verify.yml reads every NIC in one call (cxfab_nic_state)
+        firmware, link_type = nic_state_results(sc, data["nic_state"])
+    found = [*out, *firmware_checks(name, firmware)]
+    found += link_type_checks(name, link_type)
     found += drift_check(name, data.get("network"))
     if facts:
         found += link_checks(name, sc, facts) + mtu_checks(name, intent, facts)
@@ -195,6 +198,32 @@ def _unreadable(out: Checks, check_id: str, expected: str, result: dict) -> None
         out.skip(check_id, expected, message)
     else:
         out.fail(check_id, expected, "unreadable", message)
+
+
+def nic_state_results(sc: dict, result) -> tuple[list[dict], list[dict]]:
+    """cxfab_nic_state's one reading as the per-NIC query results the checks judge
+    (each with its NIC as `item`); a reading that failed, or a NIC it does not name,
+    gives that NIC's results as failed, with the module's message."""
+    nics = sc.get("nics") or []
+    with_firmware = [n for n in nics if n.get("firmware")]
+    with_ports = [n for n in nics if any(p.get("link_type") for p in n.get("ports") or [])]
+    if _absent(result) or not result:  # not run in this verify (its section not selected)
+        return [], []
+    if _failed(result):
+        failed = {"failed": True, "msg": str(result.get("msg", "NIC state not read"))}
+        return [{**failed, "item": n} for n in with_firmware], [
+            {**failed, "item": n} for n in with_ports
+        ]
+    read = {entry.get("pci"): entry for entry in result.get("nics") or []}
+    missing = {"failed": True, "msg": "not in cxfab_nic_state's reading"}
+    firmware = [
+        {"item": n, **((read.get(n["pci"]) or {}).get("firmware") or missing)}
+        for n in with_firmware
+    ]
+    link_type = [
+        {"item": n, **((read.get(n["pci"]) or {}).get("link_type") or missing)} for n in with_ports
+    ]
+    return firmware, link_type
 
 
 def firmware_checks(name: str, results: list[dict]) -> list[dict]:

@@ -44,6 +44,8 @@ def firmware_state(nic: dict, runner: Runner, toolset: Toolset) -> dict:
         "flash_version": card.flash,
         "running_version": card.running,
         "psid": card.psid,
+        "target_in_flash": in_flash,
+        "target_running": running,
         "settled": need is None,
         "need": need,
     }
