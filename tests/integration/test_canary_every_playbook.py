@@ -2,9 +2,11 @@
 
 One emulated Onyx pair, started with the canary as its login password, serves the
 switch plays: they really log in, deploy, re-run, fail on a line the switch refuses
-(and revert), and fail on a wrong password. The hosts sit at TEST-NET addresses, so
-every host play takes its unreachable path (drill.yml too, past its confirmation
-gate). Then stdout/stderr of every run, the
+(and revert), and fail on a wrong password. drill.yml runs against the pair alone
+(`--limit localhost,switches`): it logs in, shuts the MPOs and brings them back, and
+fails on a wrong password. The hosts sit at TEST-NET addresses, so every host play
+takes its unreachable path (drill.yml too, past its confirmation gate). Then
+stdout/stderr of every run, the
 build dirs, the reports, the repo's build/ backups/ reports/, the switch snapshots
 and the emulator's logs are grepped for both passwords.
 
@@ -40,8 +42,8 @@ HOST_PLAYBOOKS = [
     "drill.yml",
 ]
 # drill.yml past its confirmation gate, with short waits. With every host unreachable
-# Ansible ends the run at the pings, before the switch play: its credentials are read
-# and validated (that output is grepped) but the switch is not logged in to here.
+# Ansible ends the run at the pings, before the switch play; the switch play is run
+# on its own with DRILL_SWITCHES_ONLY.
 PLAYBOOK_EXTRA = {
     "drill.yml": [
         "-e", "cxfab_drill_confirm=true",
@@ -49,6 +51,7 @@ PLAYBOOK_EXTRA = {
         "-e", "cxfab_drill_down_seconds=1",
     ],
 }  # fmt: skip
+DRILL_SWITCHES_ONLY = [*PLAYBOOK_EXTRA["drill.yml"], "--limit", "localhost,switches"]
 # Bounded waits: the unreachable hosts must not hold the test for minutes.
 FAST = [
     "-e",
@@ -88,6 +91,18 @@ def _run(playbook: str, inventory: Path, out: Path, *extra: str) -> canary.Run:
     )
 
 
+def _executed(log: Path) -> list[str]:
+    """The MPO lines the emulated switch's log says it executed."""
+    if not log.exists():
+        return []
+    marker = "Executing command: "
+    return [
+        line.split(marker, 1)[1]
+        for line in log.read_text(encoding="utf-8").splitlines()
+        if marker in line and "mlag-port-channel" in line and "shutdown" in line
+    ]
+
+
 def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
     password = canary.new_password()
     wrong = canary.new_password()
@@ -117,6 +132,27 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
         runs.append(refused_login)
         assert refused_login.returncode != 0
         assert pair.logins("lab-sw-a") == logins
+
+        # The drill against the pair alone: the first peer's MPOs shut, then back.
+        before = _executed(tmp_path / "emulator" / "lab-sw-a.log")
+        other_before = _executed(tmp_path / "emulator" / "lab-sw-b.log")
+        drilled = _run("drill.yml", inventory, tmp_path, *DRILL_SWITCHES_ONLY)
+        runs.append(drilled)
+        assert drilled.returncode == 0, drilled.stdout[-3000:]
+        assert pair.logins("lab-sw-a") == logins + 2, "one login to shut, one to bring back"
+        executed = _executed(tmp_path / "emulator" / "lab-sw-a.log")[len(before) :]
+        mpos = [1, 2]  # the example pair's MPOs
+        assert executed == [
+            *(f"interface mlag-port-channel {mpo} shutdown" for mpo in mpos),
+            *(f"interface mlag-port-channel {mpo} no shutdown" for mpo in mpos),
+        ], executed
+        other = _executed(tmp_path / "emulator" / "lab-sw-b.log")
+        assert other == other_before, "the other peer is left alone"
+        drill_refused = _run("drill.yml", wrong_inventory, tmp_path, *DRILL_SWITCHES_ONLY)
+        runs.append(drill_refused)
+        assert drill_refused.returncode != 0
+        assert "Authentication" in drill_refused.stdout, drill_refused.stdout[-3000:]
+        assert pair.logins("lab-sw-a") == logins + 2
 
         # Every host playbook (and site.yml) against unreachable hosts, a few at a time.
         with ThreadPoolExecutor(max_workers=3) as pool:
