@@ -7,8 +7,9 @@ switch plays: they really log in, deploy, re-run, fail on a line the switch refu
 fails on a wrong password. The hosts sit at TEST-NET addresses, so every host play
 takes its unreachable path (drill.yml too, past its confirmation gate). Then
 stdout/stderr of every run, the
-build dirs, the reports, the repo's build/ backups/ reports/, the switch snapshots
-and the emulator's logs are grepped for both passwords.
+build dirs, the reports, the repo's build/ backups/ reports/, the switch snapshots,
+the facts a fact cache kept of the drill run and the emulator's logs are grepped for
+both passwords.
 
 The snapshots are the switches' running-configs, deliberately unredacted (0600,
 outside git): on a real switch they carry hashed user passwords; the CLI login
@@ -17,6 +18,7 @@ password must not be in them, and this test proves it is not.
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -72,7 +74,27 @@ def _point_at(pair) -> list[dict]:
     ]
 
 
-def _run(playbook: str, inventory: Path, out: Path, *extra: str) -> canary.Run:
+def _fact_cache(directory: Path) -> dict:
+    """Environment of a run whose facts persist as JSON files in `directory`, as a site's
+    fact cache (or AWX's) would keep them: the facts of the run are grepped there."""
+    return {
+        "ANSIBLE_CACHE_PLUGIN": "jsonfile",
+        "ANSIBLE_CACHE_PLUGIN_CONNECTION": str(directory),
+        "ANSIBLE_CACHE_PLUGIN_TIMEOUT": "3600",
+    }
+
+
+def _cached_facts(directory: Path, host: str) -> dict:
+    """One host's facts in a jsonfile cache (ansible-core 2.19 names the file with a
+    version prefix and nests the facts as a JSON string under `__payload__`)."""
+    (path,) = directory.glob(f"*{host}")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(data["__payload__"]) if "__payload__" in data else data
+
+
+def _run(
+    playbook: str, inventory: Path, out: Path, *extra: str, env: dict | None = None
+) -> canary.Run:
     """One run with its own build and reports directories under `out`."""
     name = playbook.removesuffix(".yml")
     return canary.run_playbook(
@@ -87,6 +109,7 @@ def _run(playbook: str, inventory: Path, out: Path, *extra: str) -> canary.Run:
         f"cxfab_switch_snapshot_dir={out / 'snapshots'}",
         *FAST,
         *extra,
+        env=env,
         timeout=400,
     )
 
@@ -136,7 +159,10 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
         # The drill against the pair alone: the first peer's MPOs shut, then back.
         before = _executed(tmp_path / "emulator" / "lab-sw-a.log")
         other_before = _executed(tmp_path / "emulator" / "lab-sw-b.log")
-        drilled = _run("drill.yml", inventory, tmp_path, *DRILL_SWITCHES_ONLY)
+        facts = tmp_path / "facts"
+        drilled = _run(
+            "drill.yml", inventory, tmp_path, *DRILL_SWITCHES_ONLY, env=_fact_cache(facts)
+        )
         runs.append(drilled)
         assert drilled.returncode == 0, drilled.stdout[-3000:]
         assert pair.logins("lab-sw-a") == logins + 2, "one login to shut, one to bring back"
@@ -170,6 +196,12 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
             assert "UNREACHABLE!" in run.stdout, f"{playbook}: {run.stdout[-2000:]}"
         logs = sorted((tmp_path / "emulator").glob("*.log"))
 
+    # The facts the drill run kept (the validated fabric among them) hold no credentials:
+    # read back, so the grep below is not passing on an empty cache.
+    cached = _cached_facts(tmp_path / "facts", "localhost")
+    assert [pair["credentials"] for pair in cached["cxfab_fabric"]["switch_pairs"]] == [{}]
+    assert "sw-a" in cached["cxfab_structured"]
+
     snapshots = sorted((tmp_path / "snapshots").rglob("*.cfg"))
     assert len(snapshots) >= 2 and all(s.stat().st_mode & 0o777 == 0o600 for s in snapshots)
     # Running-configs as read from the switch (they start with the "##" banner).
@@ -179,6 +211,7 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
         tmp_path / "build",
         tmp_path / "reports",
         tmp_path / "snapshots",
+        tmp_path / "facts",
         *logs,
         *REPO_DIRECTORIES,
     ]
