@@ -169,6 +169,9 @@ def test_watchdog_main_waits_for_the_deadline_then_restores(tmp_path, networkd):
     assert rc == 0 and now[0] >= 130.0
     result = json.loads((tmp_path / "r" / rollback.RESULT).read_text())
     assert result["state"] == "reverted" and result["reason"] == "not confirmed within 30 s"
+    # The record says when the timer was due and when the restore ran (host clock).
+    assert result["deadline"] == 130.0
+    assert 130.0 <= result["started"] <= result["at"] < 131.0
     assert (networkd / f"{PREFIX}bond0.netdev").read_bytes().endswith(b"\xff")
 
 

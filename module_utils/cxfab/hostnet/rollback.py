@@ -274,6 +274,8 @@ def fire(
     """Restore the snapshot of `token` if it is still armed; return the result (None: not armed).
 
     `stop` (a runner) also stops the watchdog: the module restoring after a failed change.
+    The result keeps the armed `deadline` beside the host-clock times the restore
+    `started` and ended (`at`), so a reader can tell the timer kept its word.
     """
     with _locked(directory):
         armed = _read_json(os.path.join(directory, ARMED))
@@ -281,6 +283,7 @@ def fire(
             return None
         if stop is not None:
             _stop(armed, stop)
+        started = clock()
         restored, errors = (restorer or restore)(armed)
         result = {
             "state": "reverted",
@@ -288,6 +291,8 @@ def fire(
             "reason": reason,
             "restored": restored,
             "errors": errors,
+            "deadline": armed["deadline"],
+            "started": started,
             "at": clock(),
         }
         _write_json(os.path.join(directory, RESULT), result)
@@ -356,5 +361,5 @@ def main(argv=None, sleep=time.sleep, clock=time.time) -> int:
     if args.when == "wait":
         while clock() < armed["deadline"]:
             sleep(min(1.0, max(0.0, armed["deadline"] - clock())))
-    result = fire(args.dir, args.token, f"not confirmed within {armed['seconds']} s")
+    result = fire(args.dir, args.token, f"not confirmed within {armed['seconds']} s", clock=clock)
     return 1 if result and result["errors"] else 0
