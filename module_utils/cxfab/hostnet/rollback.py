@@ -36,6 +36,7 @@ PACKAGE_FILES = (
     "cxfab/__init__.py",
     "cxfab/hostnet/__init__.py",
     "cxfab/hostnet/bonding.py",
+    "cxfab/hostnet/ipoib.py",
     "cxfab/hostnet/linkplan.py",
     "cxfab/hostnet/restore.py",
     "cxfab/hostnet/netlink.py",
@@ -157,7 +158,8 @@ def arm(
     spawner=subprocess.Popen,
     clock=time.time,
 ) -> dict:
-    """Record `snapshot` (`links`, `files`, `networkd_dir`) and start the watchdog.
+    """Record `snapshot` (`links`, `files`, `networkd_dir`; `ipoib` and `root` where IPoIB
+    interfaces change) and start the watchdog.
 
     A record still armed by an unconfirmed earlier change keeps its entries: they
     hold the state before that change, the last one anybody confirmed. Returns the
@@ -172,8 +174,8 @@ def arm(
         earlier = _read_json(os.path.join(directory, ARMED))
         if earlier:
             _stop(earlier, runner)
-            for section in ("links", "files"):
-                snapshot[section] = {**snapshot[section], **earlier[section]}
+            for section in ("links", "files", "ipoib"):
+                snapshot[section] = {**snapshot.get(section, {}), **earlier.get(section, {})}
         token = secrets.token_hex(8)
         record = {
             **snapshot,
@@ -301,11 +303,12 @@ def fire(
 
 
 def restore(record: dict) -> tuple[list[str], list[str]]:
-    """Links back over netlink (re-planned until nothing is left), then the files."""
+    """IPoIB modes and MTUs back over sysfs, links over netlink (re-planned until nothing
+    is left), then the files."""
     from .linkplan import describe
     from .restore import differences, restore_intent, restore_plan
 
-    restored, errors = [], []
+    restored, errors = restore_ipoib(record)
     before = record["links"]
     if before:
         try:
@@ -337,6 +340,25 @@ def restore(record: dict) -> tuple[list[str], list[str]]:
             if result.returncode != 0:
                 errors.append(f"networkctl reload: {result.stderr.strip()[:200]}")
     return restored, errors
+
+
+def restore_ipoib(record: dict) -> tuple[list[str], list[str]]:
+    """Each IPoIB interface's sysfs mode, then MTU, as the snapshot read them; read back."""
+    from .ipoib import apply, plan, read_state, verify
+    from .linkplan import describe
+
+    before = record.get("ipoib") or {}
+    if not before:
+        return [], []
+    root = record.get("root", "/")
+    wanted = [{"name": name, **state} for name, state in sorted(before.items())]
+    try:
+        actions = plan(wanted, {name: read_state(root, name) for name in before})
+        apply(root, actions)
+        verify(root, wanted)
+    except Exception as exc:  # the links and files must be restored whatever happens here
+        return [], [f"ipoib: {type(exc).__name__}: {exc}"]
+    return [describe(action) for action in actions], []
 
 
 def describe_result(result: dict) -> str:
