@@ -384,3 +384,26 @@ def test_mft_manager_only_host(lab, tmp_path):
     assert lab.resets() == [f"-d {BDF} -y reset"]
     again = lab.play(BOTH_ROLES)
     assert again.rc == 0 and again.changed == 0, again.output
+
+
+def test_mft_manager_only_host_downgrades_only_with_the_opt_in(lab, tmp_path):
+    # The emulated mlxfwmanager, like MFT's, burns an older image only when forced.
+    mft = tmp_path / "mft-bin"
+    mft.mkdir()
+    for tool in ("mlxfwmanager", "mstfwreset"):
+        (mft / tool).symlink_to(EMU_BIN / tool)
+    lab.env["PATH"] = f"{mft}:{Path(sys.executable).parent}:/usr/bin:/bin"
+    older = "12.20.1010"
+    image, digest = lab.image("fw-12.20.1010.bin", OEM_PSID, older)
+    lab.write_inventory([nic(image, digest, version=older)])
+
+    refused = lab.play(FIRMWARE_ONLY)
+    assert refused.rc != 0 and "downgrade refused" in refused.output, refused.output
+    assert lab.card()["firmware"]["flash"] == "12.23.1020"
+
+    lab.write_inventory([nic(image, digest, version=older)], nic_firmware_allow_downgrade=True)
+    allowed = lab.play(FIRMWARE_ONLY)
+    assert allowed.rc == 0, allowed.output
+    firmware = lab.card()["firmware"]
+    assert (firmware["flash"], firmware["running"]) == (older, older)
+    assert lab.resets() == [f"-d {BDF} -y reset"]

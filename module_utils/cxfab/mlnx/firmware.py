@@ -8,7 +8,8 @@ Safety rules, in the order they are checked:
   4. the image's PSID must equal the card's, unless crossflashing is allowed
      explicitly (`allow_psid_change`), which passes `-allow_psid_change`;
   5. a version lower than the one in flash is refused, whichever tool burns,
-     unless downgrades are allowed explicitly (`allow_downgrade`).
+     unless downgrades are allowed explicitly (`allow_downgrade`); mlxfwmanager
+     then needs its force flag, as it burns only newer images by itself.
 A burn that fails is followed by a fresh query: the error says what the flash
 holds now (or that it could not be read), never only that the tool failed.
 """
@@ -222,7 +223,8 @@ def roll_out(
             f"{request.psid}; set allow_psid_change to crossflash; nothing was burned"
         )
 
-    if compare_versions(request.version, before.flash) < 0 and not request.allow_downgrade:
+    downgrade = compare_versions(request.version, before.flash) < 0
+    if downgrade and not request.allow_downgrade:
         raise FirmwareError(
             f"downgrade refused on {device}: the flash holds {before.flash}, the inventory "
             f"asks for the older {request.version}; set allow_downgrade "
@@ -291,7 +293,7 @@ def roll_out(
     burn_argv = (
         tools.flint_burn(toolset.flint, device, image, allow_psid_change=crossflash)
         if toolset.flint
-        else tools.fwmanager_burn(toolset.fwmanager, device, image)
+        else tools.fwmanager_burn(toolset.fwmanager, device, image, force=downgrade)
     )
     result["tools"]["burn"] = burn_argv[0]
     try:
