@@ -61,6 +61,16 @@ def with_vlan30(fabric: dict) -> dict:
     return changed
 
 
+def with_vrrp30(fabric: dict, priorities: dict, interval: int = 1, preempt: bool = True) -> dict:
+    changed = with_vlan30(fabric)
+    changed["cxfab_vlans"][-1]["gateway"] = {
+        "mode": "vrrp",
+        "virtual_ip": "12.0.30.1",
+        "vrrp": {"priorities": priorities, "advertisement_interval": interval, "preempt": preempt},
+    }
+    return changed
+
+
 def statements(lab, switch: str) -> tuple[dict, list]:
     parsed = parse_running_config(show(lab, switch, "show running-config"))
     return parsed.statements, sorted(parsed.unknown)
@@ -107,6 +117,46 @@ def test_a_refused_line_reverts_the_peer_to_its_snapshot(lab, position):
         assert statements(lab, name) == snapshot[name]
         assert unsaved(lab, name) == "no"
     assert B not in result["lines"], "the partner must not be touched"
+
+
+def test_a_refused_line_reverts_a_vrrp_priority_and_interval_change(lab):
+    """The revert needs VRRP removal lines (`... vrrp 30 no priority`): the switch takes them."""
+    pair = lab["pair"]
+    try:
+        # lab-sw-a at the VRRP defaults (priority 100, interval 1, preempt): nothing printed.
+        built = run_playbook(lab, with_vrrp30(lab["fabric"], {A: 100, B: 110}))
+        assert built["rc"] == 0, built["output"]
+        snapshot = {name: statements(lab, name) for name in (A, B)}
+        assert ("vrrp_priority", 30, 30) not in snapshot[A][0]
+        refused = "interface vlan 30 no vrrp 30 preempt"
+        pair.ctl(A, "reject-line", *refused.split())
+        try:
+            changed = with_vrrp30(lab["fabric"], {A: 120, B: 110}, interval=3, preempt=False)
+            result = run_playbook(lab, changed)
+        finally:
+            pair.ctl(A, "accept-lines")
+        assert result["rc"] != 0
+        record = result["health"][A]
+        assert record["lines"] == [
+            "interface vlan 30 vrrp 30 priority 120",
+            "interface vlan 30 vrrp 30 advertisement-interval 3",
+            refused,
+        ]
+        assert refused in record["refused"]
+        revert = record["revert"]
+        assert revert["refused"] is None and revert["proof"]["equal"] is True, revert
+        assert sorted(revert["lines"]) == [
+            "interface vlan 30 vrrp 30 no advertisement-interval",
+            "interface vlan 30 vrrp 30 no priority",
+        ]
+        for name in (A, B):
+            assert statements(lab, name) == snapshot[name]
+            assert unsaved(lab, name) == "no"
+        assert B not in result["lines"], "the partner must not be touched"
+    finally:
+        back = run_playbook(lab, lab["fabric"])
+    assert back["rc"] == 0, back["output"]
+    assert ("vrrp", 30, 30) not in statements(lab, A)[0]
 
 
 def test_a_dead_partner_blocks_the_change_and_repair_lets_it_through(lab):
