@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,38 @@ def test_a_dead_partner_blocks_the_change_and_repair_lets_it_through(lab):
     back = run_playbook(lab, lab["fabric"])
     assert back["rc"] == 0, back["output"]
     assert ("vlan", 30) not in statements(lab, A)[0]
+
+
+def mlag_oper(lab, switch: str) -> str:
+    return show(lab, switch, "show mlag").split("Operational status:")[1].split()[0]
+
+
+def wait_for_oper(lab, switch: str, state: str, seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while mlag_oper(lab, switch) != state:
+        assert time.monotonic() < deadline, f"{switch} MLAG not {state} within {seconds} s"
+        time.sleep(0.5)
+
+
+def test_a_partner_with_a_cut_ipl_blocks_the_change(lab):
+    pair = lab["pair"]
+    before = statements(lab, A)
+    pair.ctl(B, "cut-ipl")
+    try:
+        wait_for_oper(lab, B, "Down")
+        blocked = run_playbook(lab, with_vlan30(lab["fabric"]))
+    finally:
+        pair.ctl(B, "heal-ipl")
+    assert blocked["rc"] != 0
+    record = blocked["health"][A]
+    assert record["lines"] == [], "nothing planned or sent past the gate"
+    assert "change blocked before the first line" in record["error"]
+    assert (
+        "partner lab-sw-b MLAG is not healthy: Operational status Down, IPL not Up"
+        in record["error"]
+    )
+    assert statements(lab, A) == before
+    wait_for_oper(lab, A, "Up")  # healed: the next test finds the pair as it was
 
 
 def test_a_changed_host_key_stops_the_run(lab):
