@@ -42,6 +42,7 @@ def lab(tmp_path_factory):
     with fixtures.onyx_pair(base / "run") as pair:
         ports = [pair[A].port, pair[B].port]
         lab = {"pair": pair, "base": base, "fabric": onyx_inventory.fabric(ports)}
+        lab["known_hosts"] = pair.write_known_hosts(base / "switches_known_hosts")
         built = run_playbook(lab, lab["fabric"])
         assert built["rc"] == 0, built["output"]
         yield lab
@@ -217,17 +218,45 @@ def test_a_partner_with_a_cut_ipl_blocks_the_change(lab):
     wait_for_oper(lab, A, "Up")  # healed: the next test finds the pair as it was
 
 
+def test_an_unknown_host_key_stops_the_run_and_says_how_to_add_it(lab, tmp_path):
+    pair = lab["pair"]
+    before = statements(lab, A)
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    stopped = run_playbook(
+        lab, with_vlan30(lab["fabric"]), "-e", f"cxfab_switch_known_hosts={empty}"
+    )
+    assert stopped["rc"] != 0 and stopped["lines"].get(A, []) == []
+    port = pair[A].port
+    assert f"[127.0.0.1]:{port} is not in {empty}; stopping before any line" in stopped["stdout"]
+    assert f"ssh-keyscan -p {port} 127.0.0.1 >> {empty}" in stopped["stdout"]
+    assert statements(lab, A) == before, "nothing is sent for an unknown key"
+
+
+def test_host_keys_are_checked_when_the_inventory_names_no_file(lab, tmp_path):
+    """Checking is the default: the operator's ~/.ssh/known_hosts (here an empty HOME)."""
+    stopped = run_playbook(lab, with_vlan30(lab["fabric"]), trust=False, home=tmp_path)
+    assert stopped["rc"] != 0 and stopped["lines"].get(A, []) == []
+    default = tmp_path / ".ssh" / "known_hosts"
+    assert f"is not in {default} (the file does not exist)" in stopped["stdout"]
+    # The documented, unsafe opt-out accepts any key (a no-op run: nothing to change).
+    unchecked = run_playbook(
+        lab, lab["fabric"], "-e", "cxfab_switch_host_key_checking=false", trust=False, home=tmp_path
+    )
+    assert unchecked["rc"] == 0, unchecked["output"]
+
+
 def test_a_changed_host_key_stops_the_run(lab):
     pair = lab["pair"]
-    known_hosts = pair.write_known_hosts(lab["base"] / "known_hosts")
-    checked = run_playbook(lab, lab["fabric"], "-e", f"cxfab_switch_known_hosts={known_hosts}")
+    checked = run_playbook(lab, lab["fabric"])
     assert checked["rc"] == 0, checked["output"]
     pair.ctl(B, "rekey")
-    before = statements(lab, A)
-    stopped = run_playbook(
-        lab, with_vlan30(lab["fabric"]), "-e", f"cxfab_switch_known_hosts={known_hosts}"
-    )
-    assert stopped["rc"] != 0
-    assert "lab-sw-b" not in stopped["lines"] and stopped["lines"].get(A, []) == []
-    assert f":{pair[B].port}: the SSH host key CHANGED" in stopped["stdout"]
-    assert statements(lab, A) == before, "nothing is sent when a key changed"
+    try:
+        before = statements(lab, A)
+        stopped = run_playbook(lab, with_vlan30(lab["fabric"]))
+        assert stopped["rc"] != 0
+        assert "lab-sw-b" not in stopped["lines"] and stopped["lines"].get(A, []) == []
+        assert f":{pair[B].port}: the SSH host key CHANGED" in stopped["stdout"]
+        assert statements(lab, A) == before, "nothing is sent when a key changed"
+    finally:
+        pair.write_known_hosts(lab["known_hosts"])  # the operator accepts the new key

@@ -69,12 +69,16 @@ class Options:
 
 
 # ------------------------------------------------------------------ reading
-def open_peer(peer: Peer, username: str, password: str, known_hosts: str | None) -> None:
+def open_peer(
+    peer: Peer, username: str, password: str, known_hosts: str | None, check_host_key: bool = True
+) -> None:
+    """A session to the peer; an unknown or changed host key stops the whole run."""
     management = peer.structured["management"]
-    session = OnyxSession(
-        management["address"], management["port"], username, password, known_hosts=known_hosts
-    )
     try:
+        session = OnyxSession(
+            management["address"], management["port"], username, password,
+            known_hosts=known_hosts, check_host_key=check_host_key,
+        )  # fmt: skip
         session.open()
     except HostKeyError as exc:
         raise DeployError(str(exc)) from None
