@@ -55,6 +55,7 @@ class Peer:
     session: OnyxSession | None = None
     error: str | None = None  # why there is no session
     release: str | None = None
+    release_error: str | None = None  # why the release could not be read
 
 
 @dataclass
@@ -86,11 +87,12 @@ def open_peer(
         peer.error = str(exc)
         return
     peer.session = session
-    text, _ = session.try_show("show version")
+    text, error = session.try_show("show version")
     try:
         peer.release = release_from_show_version(text or "")
-    except VersionError:
-        peer.release = None
+    except VersionError as exc:
+        # Reads then go as text (the oldest layouts are read too); the record says why.
+        peer.release, peer.release_error = None, error or str(exc)
 
 
 def read_shows(peer: Peer, names: list[str]) -> tuple[dict, dict]:
@@ -279,6 +281,20 @@ def _inside_git(path: str) -> str | None:
         current = parent
 
 
+def _private_dirs(folder: str) -> None:
+    """Every directory this creates is 0700 (os.makedirs gives the parents the umask's
+    mode); the per-switch folder is made 0700 even when it existed."""
+    missing = []
+    current = os.path.abspath(folder)
+    while not os.path.isdir(current):
+        missing.append(current)
+        current = os.path.dirname(current)
+    for path in reversed(missing):
+        os.mkdir(path, 0o700)
+        os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+    os.chmod(folder, 0o700)
+
+
 def write_snapshot(directory: str, switch: str, text: str) -> str:
     """The unredacted running-config, 0600, outside any git work tree."""
     work_tree = _inside_git(directory)
@@ -288,7 +304,7 @@ def write_snapshot(directory: str, switch: str, text: str) -> str:
             "an unredacted switch config must not be there (set cxfab_switch_snapshot_dir)"
         )
     folder = os.path.join(directory, switch)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    _private_dirs(folder)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     path = os.path.join(folder, f"{stamp}-{time.monotonic_ns() % 10**6:06d}.cfg")
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -391,6 +407,7 @@ def change_peer(me: Peer, partner: Peer, intended_text: str, pending: bool, o: O
     record: dict = {"switch": me.name, "check_mode": o.check_mode, "lines": [], "warnings": []}
     if me.session is None:
         raise DeployError(f"{me.name} is unreachable: {me.error}")
+    record["release"] = me.release or f"unknown: {me.release_error}"
     running_text, current = running(me)
     problems = gate_problems(me, partner, current)
     record["gate"] = problems
