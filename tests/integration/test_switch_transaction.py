@@ -1,4 +1,4 @@
-"""Transactions on the emulated pair: refused lines, dead partner, changed host key, sessions.
+"""Transactions on the emulated pair: refused lines, dead partner, cut IPL, sessions.
 
 One pair for the module: built once, then each test makes a change that must
 fail safely (or, with repair, go through) and leaves the pair as it found it.
@@ -216,47 +216,3 @@ def test_a_partner_with_a_cut_ipl_blocks_the_change(lab):
     )
     assert statements(lab, A) == before
     wait_for_oper(lab, A, "Up")  # healed: the next test finds the pair as it was
-
-
-def test_an_unknown_host_key_stops_the_run_and_says_how_to_add_it(lab, tmp_path):
-    pair = lab["pair"]
-    before = statements(lab, A)
-    empty = tmp_path / "known_hosts"
-    empty.write_text("")
-    stopped = run_playbook(
-        lab, with_vlan30(lab["fabric"]), "-e", f"cxfab_switch_known_hosts={empty}"
-    )
-    assert stopped["rc"] != 0 and stopped["lines"].get(A, []) == []
-    port = pair[A].port
-    assert f"[127.0.0.1]:{port} is not in {empty}; stopping before any line" in stopped["stdout"]
-    assert f"ssh-keyscan -p {port} 127.0.0.1 >> {empty}" in stopped["stdout"]
-    assert statements(lab, A) == before, "nothing is sent for an unknown key"
-
-
-def test_host_keys_are_checked_when_the_inventory_names_no_file(lab, tmp_path):
-    """Checking is the default: the operator's ~/.ssh/known_hosts (here an empty HOME)."""
-    stopped = run_playbook(lab, with_vlan30(lab["fabric"]), trust=False, home=tmp_path)
-    assert stopped["rc"] != 0 and stopped["lines"].get(A, []) == []
-    default = tmp_path / ".ssh" / "known_hosts"
-    assert f"is not in {default} (the file does not exist)" in stopped["stdout"]
-    # The documented, unsafe opt-out accepts any key (a no-op run: nothing to change).
-    unchecked = run_playbook(
-        lab, lab["fabric"], "-e", "cxfab_switch_host_key_checking=false", trust=False, home=tmp_path
-    )
-    assert unchecked["rc"] == 0, unchecked["output"]
-
-
-def test_a_changed_host_key_stops_the_run(lab):
-    pair = lab["pair"]
-    checked = run_playbook(lab, lab["fabric"])
-    assert checked["rc"] == 0, checked["output"]
-    pair.ctl(B, "rekey")
-    try:
-        before = statements(lab, A)
-        stopped = run_playbook(lab, with_vlan30(lab["fabric"]))
-        assert stopped["rc"] != 0
-        assert "lab-sw-b" not in stopped["lines"] and stopped["lines"].get(A, []) == []
-        assert f":{pair[B].port}: the SSH host key CHANGED" in stopped["stdout"]
-        assert statements(lab, A) == before, "nothing is sent when a key changed"
-    finally:
-        pair.write_known_hosts(lab["known_hosts"])  # the operator accepts the new key
