@@ -282,9 +282,12 @@ def parse_show_dcb_pfc(text: str) -> dict:
 
 
 def _parse_running(text: str):
-    if not (text or "").strip():
-        raise _unreadable("show running-config", text, "empty reply")
-    return parse_running_config(text)
+    """A running-config without its `## Running database` header was cut or is something
+    else: reading it as a config would report every line missing, not unread."""
+    parsed = parse_running_config(text)
+    if "running database" not in parsed.header:
+        raise _unreadable("show running-config", text, "no `## Running database` header")
+    return parsed
 
 
 def _check(check_id, target, category, scope, ok, expected, observed, message=""):
