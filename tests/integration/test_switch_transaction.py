@@ -181,6 +181,9 @@ def test_a_dead_partner_blocks_the_change_and_repair_lets_it_through(lab):
         assert unsaved(lab, A) == "no"
     finally:
         pair.ctl(B, "revive")
+    # The revived switch must be back in the MLAG before the gate reads it (slow
+    # on a loaded machine: the emulator's keepalives are plain threads).
+    wait_for_oper(lab, B, "Up", seconds=60)
     back = run_playbook(lab, lab["fabric"])
     assert back["rc"] == 0, back["output"]
     assert ("vlan", 30) not in statements(lab, A)[0]
@@ -215,4 +218,4 @@ def test_a_partner_with_a_cut_ipl_blocks_the_change(lab):
         in record["error"]
     )
     assert statements(lab, A) == before
-    wait_for_oper(lab, A, "Up")  # healed: the next test finds the pair as it was
+    wait_for_oper(lab, A, "Up", seconds=60)  # healed: the next test finds the pair as it was
