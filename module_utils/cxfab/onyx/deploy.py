@@ -163,7 +163,10 @@ def gate_problems(me: Peer, partner: Peer, my_config: ParsedConfig) -> list[str]
             problem = judge(health.parse(name, outputs[name], partner.release))
         except ReadError as exc:
             said = f"release {partner.release or 'unknown'}"
-            problem = str(exc) if said in str(exc) else f"{exc} ({said})"
+            problems.append(
+                f"partner {partner.name}: {exc}" + ("" if said in str(exc) else f" ({said})")
+            )
+            continue
         if problem:
             problems.append(f"partner {partner.name} {problem}")
     return problems
