@@ -92,6 +92,12 @@ def _cached_facts(directory: Path, host: str) -> dict:
     return json.loads(data["__payload__"]) if "__payload__" in data else data
 
 
+def _trust_switch_keys(inventory: Path, known_hosts: Path) -> None:
+    """The operator's step: the emulated switches' keys in the file the inventory names."""
+    path = inventory / "group_vars" / "switches" / "ssh.yml"
+    path.write_text(f"cxfab_switch_known_hosts: {known_hosts}\n", encoding="utf-8")
+
+
 def _run(
     playbook: str, inventory: Path, out: Path, *extra: str, env: dict | None = None
 ) -> canary.Run:
@@ -133,6 +139,9 @@ def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
     with fixtures.onyx_pair(tmp_path / "emulator", password=password) as pair:
         inventory = canary.inventory(tmp_path / "good", password, _point_at(pair))
         wrong_inventory = canary.inventory(tmp_path / "wrong", wrong, _point_at(pair))
+        known_hosts = pair.write_known_hosts(tmp_path / "switches_known_hosts")
+        for directory in (inventory, wrong_inventory):
+            _trust_switch_keys(directory, known_hosts)
 
         # A line the switch refuses: the peer is reverted, the run fails.
         pair.ctl("lab-sw-a", "reject-line", "vlan 4000")
