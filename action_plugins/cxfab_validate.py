@@ -132,8 +132,10 @@ class ActionModule(ActionBase):
             except AnsibleError as error:
                 raise AnsibleError(f"{var}: cannot be templated: {error}") from error
         # Not visible on this host (e.g. defined for group 'all' of another inventory
-        # source only): take it from the first inventory host that has it.
-        for host in groups.get("all", []):
+        # source only): take it from the first inventory host, which group_vars/all
+        # reaches like every other. One host, not all of them: a variable absent from
+        # the fabric (an optional section) cost a full read of every host's variables.
+        for host in groups.get("all", [])[:1]:
             raw = hostvars.raw_get(host)
             if var in raw:
                 return True, _LazyHostTemplar(self._templar, raw).render(raw[var])

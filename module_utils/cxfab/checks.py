@@ -13,7 +13,9 @@ that was not observed ever passes.
 from __future__ import annotations
 
 from .checks_health import health_checks
+from .checks_pfc import roce_load
 from .hostnet.cpulist import format_cpulist, parse_cpulist
+from .packed import Unpacked
 
 # /proc/net/bonding prints the mode as a sentence.
 BOND_MODE_TEXT = {
@@ -45,6 +47,10 @@ class Checks(list):
 
     def fail(self, check_id, expected, observed, message=""):
         self.judge(check_id, False, expected, observed, message)
+
+    def warn(self, check_id, expected, observed, message):
+        """Read, but not enough to judge either way: never a pass."""
+        self.append(self._shape(check_id, "warn", expected, observed, message))
 
     def skip(self, check_id, expected, reason):
         """Could not be judged: the reason is the message, never a pass."""
@@ -163,8 +169,12 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         found += probe_checks(name, facts.get("probes") or [])
         found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
         found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
-    # Imported here: checks_ib builds on Checks, defined above.
+    # Imported here: checks_ib and checks_roce build on Checks, defined above.
     from .checks_ib import ib_checks
+    from .checks_roce import roce_checks
+
+    if facts:
+        found += roce_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})
@@ -527,7 +537,11 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
     """Per-VLAN throughput: within `tolerance` of its limit; the unlimited VLAN above all.
 
     `measurements`: {client host: {results: [{vlan, limit_mbps, measured_mbps,
-    configured_limit_mbps?}]} or a failed result}. Returns (checks, report series).
+    configured_limit_mbps?, verdict?, reason?}]} or a failed result}. The measurement's
+    own verdict (cxfab_qos_measure: rounds measured at the same moment) is reported as
+    it is: an inconclusive one (the machine was starved) is a warning with its reason,
+    never a pass. A row without a verdict is judged here on its reading alone.
+    Returns (checks, report series).
     """
     found, series = [], []
     for host, result in sorted((measurements or {}).items()):
@@ -558,24 +572,43 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
                 ratio, configured = measured / float(limit), row.get("configured_limit_mbps")
                 scaled = configured and float(configured) != float(limit)
                 note = f" (configured {configured} Mb/s, shaped at {limit})" if scaled else ""
-                out.judge(
-                    check_id,
-                    abs(ratio - 1) <= tolerance,
-                    f"{float(limit):g} Mb/s +/- {tolerance:.0%}{note}",
-                    f"{measured:g} Mb/s (ratio {ratio:.3f})",
-                )
+                expected = f"{float(limit):g} Mb/s +/- {tolerance:.0%}{note}"
+                observed = f"{measured:g} Mb/s (ratio {ratio:.3f})"
+                ok = abs(ratio - 1) <= tolerance
             elif not highest:
                 out.skip(check_id, "above every limited VLAN", "no limited VLAN measured with it")
+                continue
             else:
                 floor = highest * (1 + tolerance)
-                out.judge(
-                    check_id,
-                    measured > floor,
-                    f"> {floor:g} Mb/s (above every limit)",
-                    f"{measured:g} Mb/s (unlimited)",
-                )
+                expected = f"> {floor:g} Mb/s (above every limit)"
+                observed = f"{measured:g} Mb/s (unlimited)"
+                ok = measured > floor
+            _qos_verdict(out, check_id, row, ok, expected, observed)
         found += out
     return found, series
+
+
+def _qos_verdict(out: Checks, check_id, row, ok, expected, observed):
+    verdict = row.get("verdict")
+    if verdict is None:
+        out.judge(check_id, ok, expected, observed)
+        return
+    readings = row.get("readings_mbps") or []
+    if len(readings) > 1:
+        observed += f"; readings {', '.join(f'{r:g}' for r in readings)} Mb/s"
+    if verdict == "pass" and ok:
+        out.judge(check_id, True, expected, observed)
+    elif verdict == "inconclusive":
+        out.warn(
+            check_id,
+            expected,
+            observed,
+            f"inconclusive: {row.get('reason', 'starved')}; the limit was neither "
+            "confirmed nor refuted",
+        )
+    else:
+        reason = row.get("reason") or f"expected {expected}, observed {observed}"
+        out.judge(check_id, False, expected, observed, reason)
 
 
 # ---------------------------------------------------------------- performance
@@ -780,11 +813,14 @@ def all_checks(
     workload_error="",
     health=None,
     supported_cables=None,
+    max_temp_c=None,
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
-    structured = fabric.get("structured") or {}
+    # As validate.yml publishes it (one JSON text per device) or already decoded.
+    structured = Unpacked(fabric.get("structured") or {})
     host_data = host_data or {}
+    facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:
         checks += switch_checks(switch_results)
@@ -794,14 +830,20 @@ def all_checks(
                 checks += host_checks(name, structured[name], host_data.get(name))
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
-    if "hosts" in sections and health is not None:  # link, cable and card health
-        checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
+    # Link, cable and card health: part of the host section, or alone (verify_health).
+    if ("hosts" in sections or "health" in sections) and health is not None:
+        # The RoCE load this run put on each host (none when the workloads did not run).
+        load = (
+            roce_load(structured, workloads, workload_results, facts) if "perf" in sections else {}
+        )
+        checks += health_checks(
+            {n: structured[n] for n in hosts}, health, supported_cables, max_temp_c, load
+        )
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)
         checks += found
     if "perf" in sections:
-        facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
         found, bandwidth = perf_checks(workloads, hosts, workload_results, facts, workload_error)
         checks += found
     return {"checks": merge(checks), "bandwidth": bandwidth, "qos": qos_series}

@@ -54,7 +54,7 @@ struct config {
     bool server;
     const char *client_addr;
     bool loopback;
-    uint64_t size, iterations, pipeline, timeout;
+    uint64_t size, iterations, pipeline, timeout, tos;
     bool compute, json, stream;
     const char *cpus;
     int isa;
@@ -83,6 +83,8 @@ static const struct opt_spec options[] = {
     {"isa", "NAME", OPT_CHOICE, OFF(isa), 0, 0, 0, isa_names, "stencil instruction set"},
     {"timeout", "SECONDS", OPT_UINT, OFF(timeout), 0, 1, 3600, NULL,
      "a peer silent this long is reported as gone"},
+    {"tos", "BYTE", OPT_UINT, OFF(tos), 0, 0, 255, NULL,
+     "rdma client: IP ToS byte of the RoCE packets (DSCP x 4), set through RDMA-CM"},
     {"json", "", OPT_FLAG, OFF(json), 0, 0, 0, NULL, "print one JSON object instead of a table"},
     {"dump", "FILE", OPT_STRING, OFF(dump), 0, 0, 0, NULL,
      "client: write the final grid as raw little-endian doubles"},
@@ -433,6 +435,8 @@ static int client_role(const struct config *cfg, const char *addr, int n)
         .slot_bytes = (uint32_t)slot_bytes_for(n, cfg->stream ? 1 : (int)cfg->pipeline),
         .slots = (uint16_t)cfg->pipeline, .grid_n = (uint32_t)n,
         .iterations = (uint32_t)cfg->iterations};
+    if (cfg->tos != TOS_UNSET)
+        t->tos = (int)cfg->tos;
     struct result res = {0};
     rc = 1;
     if (t->ops->connect(t, addr) != 0 || run_client(t, cfg, n, &res) != 0)
@@ -512,7 +516,7 @@ int main(int argc, char **argv)
 {
     g_prog = "pingpong";
     struct config cfg = {.size = 4u << 20, .iterations = 100, .pipeline = 1, .timeout = 30,
-                         .isa = ISA_AUTO, .server_addr = ""};
+                         .isa = ISA_AUTO, .server_addr = "", .tos = TOS_UNSET};
     const char *synopsis = "--transport tcp|shm|shm-zc|rdma|smc|rsocket (--server [ADDR:PORT] | --client "
                            "ADDR:PORT | --loopback) [options]";
     int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
@@ -531,6 +535,9 @@ int main(int argc, char **argv)
         err_msg("--stream sends the grid untouched: it takes no --compute");
         return EXIT_USAGE;
     }
+    if (transport_check_tos(transport_names[cfg.transport], cfg.tos,
+                            cfg.client_addr != NULL || cfg.loopback) != 0)
+        return EXIT_USAGE;
     int n = grid_side_for_bytes(cfg.size);
     /* Bands need rows; a stream's in-flight messages are whole grids (MAX_SLOTS caps them). */
     if (!cfg.stream && cfg.pipeline > (uint64_t)n / 2) {

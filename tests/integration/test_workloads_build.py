@@ -89,6 +89,8 @@ def test_built_shipped_runnable_and_idempotent(tmp_path, build_on):
     again = _play(tmp_path, rdma_workloads_build_on=build_on)
     assert again.returncode == 0, again.stdout[-4000:]
     assert _changed(again) == 0, again.stdout[-4000:]
+    if build_on == "controller":  # one remote command, no transfer, no module call
+        assert "programs up to date" in again.stdout, again.stdout[-4000:]
 
 
 def test_a_controller_build_the_host_cannot_run_stops_the_role(tmp_path):

@@ -81,6 +81,8 @@ def _constraints(node: dict) -> str:
         parts.append(f"at most {high} entries")
     if "format" in node:
         parts.append(schema.FORMATS[node["format"]][1])
+    if "key_format" in node:
+        parts.append("keys: " + schema.FORMATS[node["key_format"]][1])
     if "primary_key" in node:
         parts.append(f"primary key `{node['primary_key']}`")
     if node.get("unique_items"):

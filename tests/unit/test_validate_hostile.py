@@ -34,6 +34,11 @@ _RDMA = {
     "value": {"devices": [{"name": "mlx5_0", "netdev": "enp23s0f0", "type": "mlx5"}]},
 }
 _CPULIST = {"host": "cardamine", "path": "cxfab_host.irq_affinity.policy", "value": "cpulist"}
+_NV_CONFIG = {
+    "host": "cardamine",
+    "path": "cxfab_host.nics[0].nv_config",
+    "value": {"SRIOV_EN": "True"},
+}
 _CABLES = {
     "path": "cxfab_supported_cables",
     "value": [{"vendor": "Mellanox", "part_number": "MCP1600-*", "description": "DAC"}],
@@ -100,6 +105,11 @@ FIELDS = {
     ),
     "cxfab_host.nics[].firmware.psid": ("cardamine", "cxfab_host.nics[0].firmware.psid", []),
     "cxfab_host.nics[].firmware.image": ("cardamine", "cxfab_host.nics[0].firmware.image", []),
+    "cxfab_host.nics[].nv_config.<PARAM>": (
+        "cardamine",
+        "cxfab_host.nics[0].nv_config.SRIOV_EN",
+        [_NV_CONFIG],
+    ),
     "cxfab_host.bond.name": ("cardamine", "cxfab_host.bond.name", []),
     "cxfab_host.bond.members[]": ("cardamine", "cxfab_host.bond.members[0]", []),
     "cxfab_host.bond.switch_pair": ("cardamine", "cxfab_host.bond.switch_pair", []),
@@ -156,3 +166,26 @@ def test_hostile_value_is_refused_with_its_key_path(host, path, room, payload):
     assert refused, [str(e) for e in result.errors]
     if path.endswith("password"):  # the secret is refused without being shown
         assert all(payload not in str(e) for e in result.errors)
+
+
+# The parameter names of nv_config are keys, not values: each payload as a key is
+# refused naming its path, and nothing else is reported for it.
+@pytest.mark.parametrize("name", [*PAYLOADS, "lower-case"])
+def test_hostile_nv_config_parameter_name_is_refused(name):
+    key = PAYLOADS.get(name, "sriov_en")
+    patch = {**_NV_CONFIG, "value": {key: "True"}}
+    inv = inventory.apply(EXAMPLE, [patch])
+    result = validate_inventory(inv.fabric_vars(), inv.cxfab_hosts(), inv.groups)
+    assert result.fabric is None
+    where = f"cxfab_host.nics[0].nv_config.{key} (host cardamine): "
+    refused = [e for e in result.errors if e.rule == "schema" and str(e).startswith(where)]
+    assert refused and "is not an mlxconfig parameter name" in str(refused[0])
+
+
+def test_nv_config_yaml_booleans_and_numbers_become_mlxconfig_values():
+    patch = {**_NV_CONFIG, "value": {"SRIOV_EN": True, "NUM_OF_VFS": 8}}
+    inv = inventory.apply(EXAMPLE, [patch])
+    result = validate_inventory(inv.fabric_vars(), inv.cxfab_hosts(), inv.groups)
+    assert result.errors == []
+    pinned = result.fabric["hosts"]["cardamine"]["nics"][0]["nv_config"]
+    assert pinned == {"SRIOV_EN": "True", "NUM_OF_VFS": "8"}

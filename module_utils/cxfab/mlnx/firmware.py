@@ -79,6 +79,43 @@ class CardState:
         )
 
 
+def toolset_from_params(params: dict, find: Callable[[str], str | None]) -> Toolset:
+    """The tools named by a module's query_tool/flint_path/fwmanager_path/fwreset_path.
+
+    A configured tool must exist; an unconfigured one is optional, except the one
+    that queries the card. Raises tools.ToolNotFound.
+    """
+
+    def pick(option, candidates, purpose):
+        if params.get(option):
+            return tools.resolve_tool(params[option], candidates, find, purpose, option)
+        return tools.find_optional(None, candidates, find)
+
+    choice = params.get("query_tool") or "auto"
+    flint = pick("flint_path", tools.FLINT_CANDIDATES, "reading firmware")
+    fwmanager = pick("fwmanager_path", tools.FWMANAGER_CANDIDATES, "reading firmware")
+    if choice == "flint" or (choice == "auto" and flint):
+        query_with = "flint"
+        flint = tools.resolve_tool(
+            params.get("flint_path"),
+            tools.FLINT_CANDIDATES,
+            find,
+            "querying firmware",
+            "flint_path",
+        )
+    else:
+        query_with = "fwmanager"
+        fwmanager = tools.resolve_tool(
+            params.get("fwmanager_path"),
+            tools.FWMANAGER_CANDIDATES,
+            find,
+            "querying firmware",
+            "fwmanager_path",
+        )
+    fwreset = tools.find_optional(params.get("fwreset_path"), tools.FWRESET_CANDIDATES, find)
+    return Toolset(flint=flint, fwmanager=fwmanager, query_with=query_with, fwreset=fwreset)
+
+
 def query_card(runner: Runner, toolset: Toolset, device: str) -> CardState:
     try:
         if toolset.query_with == "flint":

@@ -17,6 +17,7 @@ The fragments use a small AVD-style dialect. Every node is a mapping with:
     keys          dicts: the known keys and their nodes (other keys are errors...)
     values        dicts: ...unless `values` gives the node of the free-form keys
     key_name      dicts with `values`: what the free keys are, e.g. `<peer>`
+    key_format    dicts with `values`: a named syntax (FORMATS) every free key must have
     items         lists: the node of every entry
     inventory_var top-level nodes: the inventory variable that holds the key
 
@@ -77,6 +78,7 @@ DIALECT_KEYS = {
     "keys",
     "values",
     "key_name",
+    "key_format",
     "items",
     "inventory_var",
 }
@@ -106,6 +108,11 @@ _PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
 _HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
 _CPU_RANGE_RE = re.compile(r"^([0-9]{1,4})(?:-([0-9]{1,4}))?$")
+# mlxconfig parameter names (`LINK_TYPE_P1`, `NUM_OF_VFS`) and the values `set` takes:
+# a decimal or 0x number, or an enumeration label (`True`, `ETH`). Both reach the
+# tool's argv as `PARAM=VALUE`, never a shell.
+_NV_PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+_NV_VALUE_RE = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 
 
 def parse_cpulist(text: str) -> list[int]:
@@ -206,6 +213,14 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "psid": (lambda v: bool(_PSID_RE.fullmatch(v)), "a PSID (up to 16 letters, digits, '_')"),
     "sha256": (lambda v: bool(_SHA256_RE.fullmatch(v)), "a sha256 digest (64 hex digits)"),
     "cpulist": (_is_cpulist, "a CPU list such as 0-3,8 (ascending ranges, no overlap)"),
+    "nv_param": (
+        lambda v: bool(_NV_PARAM_RE.fullmatch(v)),
+        "an mlxconfig parameter name (A-Z, 0-9, '_', starting with a letter; at most 64)",
+    ),
+    "nv_value": (
+        lambda v: bool(_NV_VALUE_RE.fullmatch(v)),
+        "an mlxconfig value: a number or a label of letters, digits, '_' (at most 32)",
+    ),
 }
 
 
@@ -262,6 +277,8 @@ def to_json_schema(node: dict) -> dict:
         if required:
             out["required"] = required
         out["additionalProperties"] = to_json_schema(node["values"]) if "values" in node else False
+        if "key_format" in node:
+            out["propertyNames"] = {"format": node["key_format"]}
     if kind == "list" and "items" in node:
         out["items"] = to_json_schema(node["items"])
     return out

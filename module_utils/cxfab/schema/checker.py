@@ -131,6 +131,9 @@ def _walk(node: dict, value: Any, path: Path, problems: list[Problem]) -> Any:
     value = convert_scalar(kind, value)
     if kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
+    if kind == "str" and isinstance(value, bool) and node.get("format") == "nv_value":
+        # mlxconfig's own labels for a boolean parameter (it prints True(1)/False(0)).
+        value = "True" if value else "False"
     if not _is_type(kind, value):
         hint = yaml_hint(node, raw)
         problems.append((path, f"expected {_TYPE_WORDS[kind]}, got {type_name(value)}{hint}"))
@@ -154,6 +157,12 @@ def _walk_dict(node: dict, value: dict, path: Path, problems: list[Problem]) -> 
             problems.append(((*path, name), "required key is missing"))
     for name, item in value.items():
         child = keys.get(name, free)
+        if name not in keys and free is not None and "key_format" in node:
+            test, what = FORMATS[node["key_format"]]
+            if not isinstance(name, str) or not test(name):
+                problems.append(((*path, name), f"{show(name, False)} is not {what}"))
+                out[name] = item
+                continue
         if child is None:
             known = sorted(keys)
             hint = f" (known keys: {', '.join(known)})" if known else ""

@@ -23,6 +23,7 @@ FREE_TEXT_FORMATS = (
     "onyx_port",
     "pci_address",
     "cpulist",
+    "nv_value",
 )
 
 # Documented key path -> the destinations its value reaches.
@@ -56,6 +57,10 @@ DESTINATIONS: dict[str, str] = {
     "cxfab_host.nics[].firmware.psid": "compared with the adapter's PSID; report",
     "cxfab_host.nics[].firmware.image": (
         "controller path; copied to the host; mstflint `-i` / mlxfwmanager argument"
+    ),
+    "cxfab_host.nics[].nv_config.<PARAM>": (
+        "mstconfig/mlxconfig `set PARAM=VALUE` argument (argv, no shell); compared with "
+        "the query's Current and Next Boot; report"
     ),
     "cxfab_host.bond.name": (
         "systemd-networkd `.netdev`/`.network` files (`Name=`); link-up hook and QoS/IRQ "
