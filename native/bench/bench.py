@@ -432,17 +432,14 @@ def markdown(report: dict, plots: list[str]) -> str:
         "",
         "## shm against memcpy per size (target >= 0.8 at every size)",
         "",
-        "| size | shm one way [GB/s] | memcpy [GB/s] | ratio | sender's CPU share | "
-        "round trip / memcpy (before) |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| size | shm one way [GB/s] | memcpy [GB/s] | ratio | round trip / memcpy (before) |",
+        "|---:|---:|---:|---:|---:|",
     ]
     for size, r in details["shm_vs_memcpy"]["per_size"].items():
-        share = r["sender_cpu_share_median"]
         before = r["round_trip_ratio"]
         lines.append(
             f"| {int(size) // 1024} KiB | {r['shm_bytes_per_s'] / 1e9:.2f} | "
             f"{r['memcpy_bytes_per_s'] / 1e9:.2f} | {r['ratio']:.2f} | "
-            f"{'-' if share is None else f'{share:.2f}'} | "
             f"{'-' if before is None else f'{before:.3f}'} |"
         )
     lat, rc = res["latency"], res["rcat"]

@@ -72,20 +72,13 @@ def shm_vs_memcpy(bench, sizes: list[int], sweep: list[dict]) -> dict:
 
 
 def judge_size(runs: list[dict], memcpy: float, round_trip: float | None) -> dict:
-    """One size: the best stream run against memcpy; how much CPU the runs got."""
+    """One size: the best stream run against memcpy, the stop-and-wait figure beside it."""
     best = max(runs, key=lambda r: r["bytes_per_s_total"])
-    shares = [
-        (r["cpu"]["client"]["user_s"] + r["cpu"]["client"]["sys_s"]) / r["wall_s"]
-        for r in runs
-        if r["wall_s"] > 0
-    ]
     return {
         "shm_bytes_per_s": best["bytes_per_s_total"],
         "memcpy_bytes_per_s": memcpy,
         "ratio": best["bytes_per_s_total"] / memcpy,
         "all_shm_bytes_per_s": [r["bytes_per_s_total"] for r in runs],
-        # The sender's CPU time over wall time: how much of a CPU it got (spinning included).
-        "sender_cpu_share_median": sorted(shares)[len(shares) // 2] if shares else None,
         "round_trip_bytes_per_s": round_trip,
         "round_trip_ratio": round_trip / memcpy if round_trip else None,
     }

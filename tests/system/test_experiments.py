@@ -71,6 +71,11 @@ def test_the_report_files_are_written(smoke):
     for name in ("report.json", "report.md", "report.html"):
         assert (stamp / name).stat().st_size > 0, name
     assert "<svg" in (stamp / "report.html").read_text()
+    # The runs were pinned: both hosts' NIC-local cores were read (the lab's NIC sits on
+    # node 1 of two).
+    cores = json.loads((stamp / "report.json").read_text())["meta"]["cores"]
+    for side in ("server", "client"):
+        assert cores[side]["local"] and cores[side]["local"] != cores[side]["online"], cores
 
 
 def test_every_table_has_figures_and_names_what_has_none(smoke):

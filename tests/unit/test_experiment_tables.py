@@ -319,12 +319,15 @@ def test_report_files_hold_every_table_ratio_note_and_error(tmp_path):
         },
         {"id": "10", "experiment": "smc", "transport": "smc", "error": "client exited 77: no"},
     ]
-    written = report.write(str(tmp_path), recs, {"pair": "p1", "server": "h2", "client": "h1"})
+    cores = {"server": {"local": "1", "online": "0-1"}, "client": {"local": "", "online": "0"}}
+    meta = {"pair": "p1", "server": "h2", "client": "h1", "cores": cores}
+    written = report.write(str(tmp_path), recs, meta)
     assert written["tables"] == 3 and written["runs_without_figure"] == 2
     md = (tmp_path / "report.md").read_text()
     assert "RDMA/TCP throughput, 1024 KiB, 1 pair(s), compute off | 2 | 2.43 | no" in md
     assert "- 9: skipped: one NUMA node" in md
     assert "> SMC-D over the loopback device" in md
+    assert "server h2: NIC-local 1 of 0-1; client h1: NIC-local unknown of 0" in md
     page = (tmp_path / "report.html").read_text()
     assert page.count("<svg") == 3 and "Soft-RoCE (rxe)" in page and "CONFIG_SMC_LO" in page
     data = json.loads((tmp_path / "report.json").read_text())

@@ -55,6 +55,21 @@ def build(records: list[dict], meta: dict) -> dict:
     }
 
 
+def pinning(meta: dict) -> str:
+    """Where the runs were pinned: each host's NIC-local cores (and all of its online ones)."""
+    cores = meta.get("cores") or {}
+    sides = [
+        f"{side} {meta.get(side, '?')}: NIC-local {c.get('local') or 'unknown'} "
+        f"of {c.get('online') or '?'}"
+        for side, c in ((side, cores.get(side) or {}) for side in ("server", "client"))
+    ]
+    return (
+        "Cores: "
+        + "; ".join(sides)
+        + " (runs pinned to the NIC-local ones, numa's far runs to the others)."
+    )
+
+
 def markdown(report: dict) -> str:
     meta = report["meta"]
     lines = [
@@ -63,6 +78,8 @@ def markdown(report: dict) -> str:
         f"Run {meta.get('started', '?')}; hosts {meta.get('server', '?')} (server) and "
         f"{meta.get('client', '?')} (client). Seed figures are the published ones (their "
         "hardware); only the ratios carry across machines.",
+        "",
+        pinning(meta),
         "",
         f"> {report['soft_roce_note']}",
         "",
@@ -137,6 +154,7 @@ def html_page(report: dict) -> str:
         "padding:2px 6px;font-size:12px;text-align:right}th{background:#eee}"
         ".note{background:#fff6dd;padding:8px}</style></head><body>",
         f"<h1>Seed experiments: {html.escape(str(meta.get('pair', '')))}</h1>",
+        f"<p>Run {html.escape(str(meta.get('started', '')))}. {html.escape(pinning(meta))}</p>",
         f"<p class='note'>{html.escape(report['soft_roce_note'])}</p>",
     ]
     for table in report["tables"]:
