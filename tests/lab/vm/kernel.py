@@ -48,8 +48,15 @@ def newest_package() -> str:
 
 
 def modules_ok(version: str, modules_dir: Path) -> bool:
+    """/lib/modules/<version> serves this tree's modules: it is our unpack, or another
+    clone's unpack of the same package (the same modules.dep), which modprobe in a
+    guest reads alike. Two clones on one machine relink it in turn."""
     link = MODULES_ROOT / version
-    return (link / "modules.dep").is_file() and link.resolve() == modules_dir.resolve()
+    ours = modules_dir / "modules.dep"
+    theirs = link / "modules.dep"
+    if not theirs.is_file() or not ours.is_file():
+        return False
+    return link.resolve() == modules_dir.resolve() or theirs.read_bytes() == ours.read_bytes()
 
 
 def current() -> dict | None:
