@@ -17,6 +17,7 @@ the GID entries of each VLAN interface. Per tool:
 from __future__ import annotations
 
 from .hostnet.roce import pick_gid
+from .packed import Unpacked
 
 QPERF_UNMARKED = "unmarked: qperf has no ToS option"
 
@@ -34,6 +35,7 @@ def roce_marking(structured: dict, pair: dict, gids: dict | None = None) -> dict
     structured: host -> structured config; gids: {"server": {netdev: [entries]},
     "client": ...} as cxfab_host_facts read them (absent when the facts were not read).
     """
+    structured = Unpacked(structured)  # as validate.yml publishes it, or decoded
     lossless = (structured.get(pair["client"]) or {}).get("lossless")
     if not lossless or pair.get("vlan") not in lossless["roce"]["vlans"]:
         return None

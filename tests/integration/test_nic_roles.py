@@ -57,13 +57,15 @@ class Lab:
         self.root = root
         self.state = root / "cxemu"
         self.inventory = root / "inventory"
-        self.remote = root / "remote"  # nic_firmware_remote_dir on the "host"
+        # The "host"'s Ansible temporary directory: the image is shipped there for a burn.
+        self.remote = root / "remote"
         self.reset_log = root / "fwreset.log"
         self.env = dict(os.environ)
         self.env.update(
             PATH=f"{EMU_BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}",
             CXEMU_STATE_DIR=str(self.state),
             ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
+            ANSIBLE_REMOTE_TMP=str(self.remote),
             ANSIBLE_NOCOLOR="1",
             ANSIBLE_FORCE_COLOR="0",
         )
@@ -103,7 +105,6 @@ class Lab:
             "ansible_connection": "local",
             "ansible_python_interpreter": sys.executable,
             "ansible_become": False,
-            "nic_firmware_remote_dir": str(self.remote),
             "nic_firmware_fwreset_path": str(self.fwreset),
             "nic_link_type_fwreset_path": str(self.fwreset),
             "cxfab_host": {"mgmt_interface": "eno1", "nics": nics},
@@ -125,6 +126,9 @@ class Lab:
             timeout=240,
         )
         return Run(proc.returncode, proc.stdout + proc.stderr)
+
+    def images_left_on_host(self) -> list[Path]:
+        return sorted(self.remote.rglob("*.bin")) if self.remote.exists() else []
 
     def resets(self) -> list[str]:
         if not self.reset_log.exists():
@@ -183,9 +187,9 @@ def test_seed_state_burn_activate_then_idempotent(lab):
     card = lab.card()
     assert card["firmware"]["flash"] == TARGET and card["firmware"]["running"] == TARGET
     assert card["psid"] == OEM_PSID
-    assert first.changed >= 2  # copy + burn (+ queued activation)
+    assert first.changed >= 2  # burn + queued activation
     assert lab.resets() == [f"-d {BDF} -y reset"]
-    assert (lab.remote / "fw-12.28.1002.bin").exists()
+    assert not lab.images_left_on_host()  # shipped for the burn, removed after it
     assert f"burn {OEM_PSID} {TARGET} over {OEM_PSID} 12.23.1020" in first.output
 
     second = lab.play(FIRMWARE_ONLY)
@@ -215,7 +219,7 @@ def test_sha256_mismatch_refused_nothing_copied(lab):
     assert run.rc != 0 and run.failed == 1
     assert "cxfab_host.nics[0].firmware: sha256 mismatch" in run.output
     assert digest in run.output and wrong in run.output
-    assert not lab.remote.exists()
+    assert not lab.images_left_on_host()
     assert lab.card()["firmware"]["flash"] == "12.23.1020"
 
 
@@ -226,7 +230,7 @@ def test_sha256_checked_again_on_the_host(lab):
     lab.remote.mkdir()
     remote = lab.remote / "fw-12.28.1002.bin"
     remote.write_text("tampered")
-    # The role's copy step would restore the file: call the module on the tampered copy.
+    # The role ships a fresh copy for each burn: call the module on the tampered copy.
     direct = (
         "- name: Burn from a tampered host copy\n"
         "  hosts: hosts\n"
@@ -251,10 +255,11 @@ def test_check_mode_reports_and_changes_nothing(lab):
     before = lab.card()
     run = lab.play(BOTH_ROLES, "--check")
     assert run.rc == 0, run.output
-    assert f"would burn {TARGET} over 12.23.1020" in run.output
+    # The image is shipped in check mode too (and removed): its PSID is checked.
+    assert f"would burn {OEM_PSID} {TARGET} over {OEM_PSID} 12.23.1020" in run.output
     assert "would set LINK_TYPE_P2=2" in run.output
     assert lab.card() == before
-    assert not lab.remote.exists()
+    assert not lab.images_left_on_host()
     assert lab.resets() == []
 
 
@@ -379,3 +384,26 @@ def test_mft_manager_only_host(lab, tmp_path):
     assert lab.resets() == [f"-d {BDF} -y reset"]
     again = lab.play(BOTH_ROLES)
     assert again.rc == 0 and again.changed == 0, again.output
+
+
+def test_mft_manager_only_host_downgrades_only_with_the_opt_in(lab, tmp_path):
+    # The emulated mlxfwmanager, like MFT's, burns an older image only when forced.
+    mft = tmp_path / "mft-bin"
+    mft.mkdir()
+    for tool in ("mlxfwmanager", "mstfwreset"):
+        (mft / tool).symlink_to(EMU_BIN / tool)
+    lab.env["PATH"] = f"{mft}:{Path(sys.executable).parent}:/usr/bin:/bin"
+    older = "12.20.1010"
+    image, digest = lab.image("fw-12.20.1010.bin", OEM_PSID, older)
+    lab.write_inventory([nic(image, digest, version=older)])
+
+    refused = lab.play(FIRMWARE_ONLY)
+    assert refused.rc != 0 and "downgrade refused" in refused.output, refused.output
+    assert lab.card()["firmware"]["flash"] == "12.23.1020"
+
+    lab.write_inventory([nic(image, digest, version=older)], nic_firmware_allow_downgrade=True)
+    allowed = lab.play(FIRMWARE_ONLY)
+    assert allowed.rc == 0, allowed.output
+    firmware = lab.card()["firmware"]
+    assert (firmware["flash"], firmware["running"]) == (older, older)
+    assert lab.resets() == [f"-d {BDF} -y reset"]

@@ -103,3 +103,24 @@ def test_a_blank_switch_is_not_read_again_until_its_plan_changes():
     agent.read_at -= dataplane_agent.REFRESH + 1  # long ago
     calls = len(guest.scripts)
     assert agent.step() == [] and len(guest.scripts) == calls
+
+
+def test_a_killed_switch_takes_every_cabled_port_down(tmp_path):
+    sent = tmp_path / "script"
+    spec = {
+        "ssh": ["sh", "-c", f"cat > {sent}", "fake-ssh"],  # stands for `ssh lab-fabric`
+        "switches": {"lab-sw-a": {"namespace": "lab-sw-a", "cabled": ["1/1", "1/2", "1/35"]}},
+    }
+    dataplane_agent.go_dark(spec, "lab-sw-a")
+    assert sent.read_text().splitlines() == [
+        f"ip -n lab-sw-a link set {port} down" for port in ("swp1", "swp2", "swp35")
+    ]
+
+
+def test_a_switch_that_cannot_go_dark_says_so():
+    spec = {
+        "ssh": ["false"],
+        "switches": {"lab-sw-b": {"namespace": "lab-sw-b", "cabled": ["1/1"]}},
+    }
+    with pytest.raises(DataplaneError, match="lab-sw-b: its namespace's ports could not be taken"):
+        dataplane_agent.go_dark(spec, "lab-sw-b")

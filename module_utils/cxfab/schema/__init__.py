@@ -89,7 +89,9 @@ DIALECT_KEYS = {
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # What the kernel accepts (dev_valid_name) minus everything a shell or a unit
 # file treats specially: at most 15 characters of [A-Za-z0-9_.-], not . or ..
-_NETDEV_RE = re.compile(r"^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$")
+# A leading '-' is refused too: a tool that takes the name as an argument would
+# read it as an option.
+_NETDEV_RE = re.compile(r"^(?!\.{1,2}$)(?!-)[A-Za-z0-9_.-]{1,15}$")
 # A description: printable ASCII words without quotes, shell or comment characters.
 _TEXT_CHARS = r"A-Za-z0-9_.,:/+=@\-"
 _TEXT_RE = re.compile(rf"^[{_TEXT_CHARS}](?:[{_TEXT_CHARS} ]{{0,62}}[{_TEXT_CHARS}])?$")
@@ -106,6 +108,12 @@ _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
 _FW_VERSION_RE = re.compile(r"^[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{4}$")
 _PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
+# An inventory hostname names files (build/structured/<host>.yml) and directories on
+# other hosts: dot-separated labels of letters, digits, '_', '-', each starting with a
+# letter or digit (no '/', no '..', no leading '-'), short enough for any file name.
+_INVENTORY_HOSTNAME_RE = re.compile(
+    r"^(?=.{1,128}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)*$"
+)
 _HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
 _CPU_RANGE_RE = re.compile(r"^([0-9]{1,4})(?:-([0-9]{1,4}))?$")
 # mlxconfig parameter names (`LINK_TYPE_P1`, `NUM_OF_VFS`) and the values `set` takes:
@@ -175,7 +183,13 @@ FORMATS: dict[str, tuple[Any, str]] = {
     ),
     "netdev": (
         lambda v: bool(_NETDEV_RE.fullmatch(v)),
-        "a Linux interface name (1-15 of letters, digits, '_', '.', '-'; not . or ..)",
+        "a Linux interface name (1-15 of letters, digits, '_', '.', '-'; not . or .., "
+        "not starting with '-')",
+    ),
+    "inventory_hostname": (
+        lambda v: bool(_INVENTORY_HOSTNAME_RE.fullmatch(v)),
+        "a DNS-style name (labels of letters, digits, '_', '-' separated by single dots, "
+        "each starting with a letter or digit; at most 128 characters)",
     ),
     "text": (
         lambda v: bool(_TEXT_RE.fullmatch(v)),

@@ -157,20 +157,31 @@ def _walk_dict(node: dict, value: dict, path: Path, problems: list[Problem]) -> 
             problems.append(((*path, name), "required key is missing"))
     for name, item in value.items():
         child = keys.get(name, free)
-        if name not in keys and free is not None and "key_format" in node:
-            test, what = FORMATS[node["key_format"]]
-            if not isinstance(name, str) or not test(name):
-                problems.append(((*path, name), f"{show(name, False)} is not {what}"))
-                out[name] = item
-                continue
         if child is None:
             known = sorted(keys)
             hint = f" (known keys: {', '.join(known)})" if known else ""
             problems.append(((*path, name), f"unknown key{hint}"))
             out[name] = item
             continue
+        if child is free and "key_format" in node:
+            problems.extend(_key_problems(node, name, (*path, name)))
         out[name] = _walk(child, item, (*path, name), problems)
     return out
+
+
+def _key_problems(node: dict, name: Any, path: Path) -> Iterator[Problem]:
+    """A free key (an inventory hostname, a peer name) that breaks the node's key_format."""
+    test, what = FORMATS[node["key_format"]]
+    if not isinstance(name, str) or not test(name):
+        word = node.get("key_name", "<key>").strip("<>").replace("_", " ")
+        yield path, f"{word} {show(name, False)} is not {what}"
+
+
+def key_problems(node: dict, names: list[Any], path: Path) -> list[Problem]:
+    """Problems of free keys whose values are not checked (an undefined host's name)."""
+    if "key_format" not in node:
+        return []
+    return [problem for name in names for problem in _key_problems(node, name, (*path, name))]
 
 
 def _walk_list(node: dict, value: list, path: Path, problems: list[Problem]) -> list:

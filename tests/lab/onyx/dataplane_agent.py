@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .dataplane import BRIDGE, NFT_TABLE, DataplaneError, Plan, pair_state, plan
+from .dataplane import BRIDGE, NFT_TABLE, DataplaneError, Plan, pair_state, plan, port_ifname
 from .dataplane_converge import Current, converge, parse_links, read_current
 from .dataplane_show import lag_states
 
@@ -92,6 +92,28 @@ def current_from_reads(reads: dict[str, tuple[int, str]]) -> Current:
     nft_status, nft_out = reads["nft"]
     nft = nft_out if nft_status == 0 else None
     return read_current(link_out, reads["vlan"][1], reads["addr"][1], fdb_out, nft)
+
+
+def dark_script(namespace: str, cabled: list[str]) -> str:
+    """Shell that takes every cabled port of a switch's namespace down (the IPL's too)."""
+    ns = shlex.quote(namespace)
+    return "".join(f"ip -n {ns} link set {port_ifname(port)} down\n" for port in cabled)
+
+
+def go_dark(spec: dict, name: str) -> None:
+    """A killed switch forwards nothing: its agent died with it, so nothing else would
+    take its namespace's ports down. spec: the lab's dataplane file (server.py
+    --dataplane); its revived agent brings them up again from the saved config."""
+    mine = spec["switches"][name]
+    done = subprocess.run(
+        [*spec["ssh"], "bash", "-s"], input=dark_script(mine["namespace"], mine["cabled"]),
+        text=True, capture_output=True, timeout=SSH_TIMEOUT, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise DataplaneError(
+            f"{name}: its namespace's ports could not be taken down (exit {done.returncode}): "
+            f"{done.stderr.strip()[-300:]!r}"
+        )
 
 
 class DataplaneAgent:

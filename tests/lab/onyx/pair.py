@@ -36,6 +36,9 @@ import sys
 import time
 from pathlib import Path
 
+from .dataplane import DataplaneError
+from .dataplane_agent import go_dark
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 NAMES = ("lab-sw-a", "lab-sw-b")
 HOST_MACS = ("7C:FE:90:11:00:0A", "7C:FE:90:11:00:0B")
@@ -268,6 +271,12 @@ def ctl(run_dir: Path, name: str, request: list[str]) -> str:
     index = names.index(name)
     if request == ["kill"]:
         _terminate(run_dir, name, signal.SIGKILL)
+        if layout.get("dataplane"):
+            spec = json.loads(Path(layout["dataplane"]).read_text(encoding="utf-8"))
+            try:
+                go_dark(spec, name)
+            except (DataplaneError, OSError, subprocess.SubprocessError) as exc:
+                raise PairError(f"ctl: {name} killed, but it may still forward: {exc}") from exc
         return "ok"
     if request == ["rekey"]:
         _terminate(run_dir, name, signal.SIGKILL)

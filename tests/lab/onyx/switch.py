@@ -13,26 +13,30 @@ its own config plus the last summary heard from the peer:
 - MLAG-VIP role: the member with the lower host MAC is master; a lone member is
   master; VIP traffic uses the management network, so cutting the IPL keeps
   `Active nodes: 2` while killing the peer drops it to 1;
-- VRRP: adverts need the L2 path between the pair (the IPL); per VLAN/VRID the
-  higher priority wins, ties go to the higher interface address, a backup that
-  outranks the master takes over only with `preempt` (on by default).
+- VRRP (vrrp.py, RFC 3768 timers): a Master's advertisement is its state in the
+  summary, heard only over the pair's L2 path (the IPL); a Backup takes over when
+  none came for 3 x advertisement interval + skew, a better Master wins at once,
+  a Backup that outranks the Master preempts when its timer runs out (`preempt`,
+  on by default).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import threading
 import time
 from dataclasses import asdict, dataclass
 
-from . import dataplane_show
+from . import dataplane_show, vrrp
 from .model import SwitchConfig
 from .runcfg import render, version_tuple
 
 KEEPALIVE_INTERVAL = 0.5
 PEER_TIMEOUT = 3.0
 JSON_SHAPE_CHANGE = (3, 6, 6000)
+LOG = logging.getLogger("onyx.vrrp")
 
 
 @dataclass
@@ -54,7 +58,7 @@ class Switch:
         self.ipl_cut = False
         self.peer_msg: dict | None = None
         self.peer_seen = 0.0
-        self.vrrp_state: dict[str, str] = {}
+        self.vrrp: dict[str, vrrp.Instance] = {}  # "vlan:vrid" -> its election
         self.ipl_up_since: float | None = None
         self.ipl_toggles = 0
         self.events: list[str] = []
@@ -288,34 +292,39 @@ class Switch:
                 self.ipl_toggles += 1
             elif not status["ipl_up"]:
                 self.ipl_up_since = None
+            # Advertisements travel the VLANs, over the IPL: none while it is cut.
             peer = status["peer"] if status["peer"] and not self.ipl_cut else None
             if peer and peer.get("ipl_cut"):
                 peer = None
-            seen = set()
+            now = time.monotonic()
+            elections = {}
             for vlan, svi in self.cfg.svis.items():
                 for vrid, inst in svi.vrrp.items():
                     key = f"{vlan}:{vrid}"
-                    seen.add(key)
-                    if not self._vrrp_eligible(vlan, vrid):
-                        self.vrrp_state[key] = "Init"
-                        continue
-                    me = (inst.priority, _ip_key(str(svi.ip.ip)))
+                    local = vrrp.Local(
+                        eligible=self._vrrp_eligible(vlan, vrid),
+                        rank=(inst.priority, _ip_key(str(svi.ip.ip)) if svi.ip else ()),
+                        preempt=inst.preempt,
+                        advertisement_interval=inst.advertisement_interval,
+                    )
                     other = (peer or {}).get("vrrp", {}).get(key)
-                    if not other or not other["eligible"]:
-                        self.vrrp_state[key] = "Master"
-                        continue
-                    them = (other["priority"], _ip_key(other["ip"]))
-                    current = self.vrrp_state.get(key, "Init")
-                    if other["state"] == "Master":
-                        if current == "Master":
-                            state = "Master" if me > them else "Backup"
-                        else:
-                            state = "Master" if me > them and inst.preempt else "Backup"
-                    else:
-                        state = "Master" if current == "Master" or me > them else "Backup"
-                    self.vrrp_state[key] = state
-            for key in set(self.vrrp_state) - seen:
-                self.vrrp_state.pop(key)
+                    advert = None
+                    if other and other["eligible"] and other["state"] == vrrp.MASTER:
+                        advert = (other["priority"], _ip_key(other["ip"]))
+                    before = self.vrrp.get(key, vrrp.Instance())
+                    after = vrrp.step(before, local, advert, self.peer_seen, now)
+                    if after.state != before.state:
+                        LOG.info("vrrp vlan %s vrid %s: %s -> %s", vlan, vrid,
+                                 before.state, after.state)  # fmt: skip
+                    elections[key] = after
+            self.vrrp = elections
+
+    @property
+    def vrrp_state(self) -> dict[str, str]:
+        """Each instance ("vlan:vrid") -> Master, Backup or Init: what show vrrp and the
+        dataplane follow."""
+        with self.lock:
+            return {key: election.state for key, election in self.vrrp.items()}
 
     def vrrp_view(self) -> list[dict]:
         with self.lock:
