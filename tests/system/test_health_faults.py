@@ -105,6 +105,7 @@ def test_the_faulted_run_fails(planted):
 
 def test_a_third_party_cable_is_named_with_the_opcode_text_and_the_cable(planted):
     check = planted["checks"][(CABLE_HOST, f"link.{planted['cable_port']}.diag")]
+    print(f"{CABLE_HOST} {check['id']}: {check['status']}, observed {check['observed']!r}")
     assert check["status"] == "fail", check
     assert check["observed"] == THIRD_PARTY, check
     assert "Connected wrong module type" in check["message"], check
@@ -112,6 +113,7 @@ def test_a_third_party_cable_is_named_with_the_opcode_text_and_the_cable(planted
 
 def test_a_flap_between_the_snapshots_is_named(planted):
     check = planted["checks"][(FLAP_HOST, f"flap.{planted['flap_port']}")]
+    print(f"{FLAP_HOST} {check['id']}: {check['status']}, observed {check['observed']!r}")
     assert check["status"] == "fail", check
     # A virtio port keeps its carrier over an administrative down: the bond counted it.
     before, bond = planted["failures_before"], planted["bond"]
