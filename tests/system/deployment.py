@@ -48,6 +48,31 @@ class PlaybookRun:
         return f"{self.playbook} exited {self.returncode}:\n{self.output[-chars:]}"
 
 
+class Running:
+    """A playbook started by Deployment.spawn; its Ansible log tells how far it got."""
+
+    def __init__(self, playbook: str, proc: subprocess.Popen, log: Path):
+        self.playbook, self.proc, self.log = playbook, proc, log
+
+    def wait_for(self, pattern: str, timeout: float = 600) -> None:
+        """Wait until `pattern` (a regex) matches the Ansible log; fail if the run ends first."""
+        regex = re.compile(pattern, re.MULTILINE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.log.exists() and regex.search(self.log.read_text(errors="replace")):
+                return
+            if self.proc.poll() is not None:
+                ended = self.finish().tail()
+                raise AssertionError(f"{self.playbook} ended before {pattern!r}: {ended}")
+            time.sleep(0.2)
+        raise AssertionError(f"{self.playbook}: no {pattern!r} in {timeout} s")
+
+    def finish(self) -> PlaybookRun:
+        self.proc.wait(timeout=PLAYBOOK_TIMEOUT)
+        output = self.log.with_suffix(".out").read_text(errors="replace")
+        return PlaybookRun(self.playbook, self.proc.returncode, output)
+
+
 class Deployment:
     """ansible-playbook on an inventory of the lab (the lab's own unless told)."""
 
@@ -57,13 +82,7 @@ class Deployment:
         # build/deploy/<switch>.json as the first site.yml left them (later runs rewrite them).
         self.first_site_deploy_records: dict[str, dict] = {}
 
-    def play(
-        self,
-        playbook: str | Path,
-        *extra: str,
-        reports: Path | None = None,
-        inventory: Path | None = None,
-    ) -> PlaybookRun:
+    def _command(self, playbook, extra, reports, inventory) -> tuple[Path, list[str], dict]:
         path = Path(playbook)
         if not path.is_absolute():
             path = REPO_ROOT / "playbooks" / path
@@ -81,6 +100,16 @@ class Deployment:
             ANSIBLE_LOG_PATH=str(TIMING_DIR / f"{path.stem}-{time.time():.0f}.log"),
         )
         TIMING_DIR.mkdir(parents=True, exist_ok=True)
+        return path, argv, env
+
+    def play(
+        self,
+        playbook: str | Path,
+        *extra: str,
+        reports: Path | None = None,
+        inventory: Path | None = None,
+    ) -> PlaybookRun:
+        path, argv, env = self._command(playbook, extra, reports, inventory)
         proc = subprocess.run(
             argv,
             cwd=REPO_ROOT,
@@ -91,6 +120,17 @@ class Deployment:
             check=False,
         )
         return PlaybookRun(path.name, proc.returncode, proc.stdout + proc.stderr)
+
+    def spawn(self, playbook: str | Path, *extra: str, reports: Path | None = None) -> Running:
+        """Start a playbook without waiting: a test acts while it runs (Running.wait_for)."""
+        path, argv, env = self._command(playbook, extra, reports, None)
+        log = Path(env["ANSIBLE_LOG_PATH"])
+        # The child keeps its own descriptor: the file may be closed here.
+        with log.with_suffix(".out").open("w") as output:
+            proc = subprocess.Popen(
+                argv, cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True
+            )
+        return Running(path.name, proc, log)
 
     def healthy(self, playbook: str | Path, *extra: str) -> PlaybookRun:
         run = self.play(playbook, *extra)

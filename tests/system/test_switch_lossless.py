@@ -3,12 +3,13 @@
 The lab's intent with `cxfab_roce` turned on for VLAN 20 (priority 3, DSCP 26: the
 lab's rules accept it as it stands), given as extra vars: a test-only variant of the
 inventory. switches.yml must send the Onyx PFC priority, port PFC, `qos trust L3` and
-ECN lines to both switches; verify's switch section must read every one back; a second
-run must send nothing; a port's PFC line removed behind cxfab's back on one switch
-(the emulator's control channel, `config LINE`) must fail that port's check there and
-only there. switches.yml on the lab's own intent then removes the lossless lines
-again (prune), and the switch section passes. The host side is
-tests/system/test_host_roles.py (marker lossless).
+ECN lines to both switches; a second run must send nothing; a port's PFC line removed
+behind cxfab's back on one switch (the emulator's control channel, `config LINE`)
+must fail that port's check there and only there, while verify's switch section reads
+every other lossless setting back as applied (one verify run for both, for CI's time).
+switches.yml on the lab's own intent then removes the lossless lines again (prune), and
+the switch section passes. The host side is tests/system/test_host_roles.py (marker
+lossless).
 """
 
 from __future__ import annotations
@@ -93,16 +94,6 @@ def test_the_pair_gets_the_lossless_lines_and_nothing_else(lossless_on):
         assert all(any(kind in line for kind in kinds) for line in lines), (switch, lines)
 
 
-def test_verify_reads_every_lossless_setting_back(deployed, lossless_on, tmp_path):
-    run = verify_switches(deployed, tmp_path, lossless_on["variant"])
-    found = lossless_checks(tmp_path)
-    for switch in SWITCHES:
-        per_port = [f"{kind}.{port}" for kind in ("pfc", "trust", "ecn") for port in PORTS]
-        for check_id in ("pfc.priority", *per_port):
-            assert found[(switch, check_id)]["status"] == "pass", found[(switch, check_id)]
-    assert run.returncode == 0, run.tail(3000)
-
-
 def test_a_second_run_sends_nothing(deployed, lossless_on):
     deployed.healthy("switches.yml", "-e", f"@{lossless_on['variant']}")
     assert sent(deployed) == {switch: [] for switch in SWITCHES}, sent(deployed)
@@ -118,6 +109,10 @@ def test_a_pfc_line_removed_by_hand_is_caught_on_that_port_only(deployed, lossle
     found = lossless_checks(tmp_path)
     check = found[(switch, f"pfc.{port}")]
     assert check["status"] == "fail" and "oper Disabled" in check["observed"], check
+    # Every other lossless setting was read back, on both switches, as applied.
+    per_port = [f"{kind}.{p}" for kind in ("pfc", "trust", "ecn") for p in PORTS]
+    expected = {(s, check_id) for s in SWITCHES for check_id in ("pfc.priority", *per_port)}
+    assert set(found) == expected, sorted(set(found) ^ expected)
     others = [c for key, c in found.items() if key != (switch, f"pfc.{port}")]
     assert all(c["status"] == "pass" for c in others), [c for c in others if c["status"] != "pass"]
 
