@@ -81,7 +81,11 @@ def _ssh_ready(port: int) -> bool:
 
 
 def _port_free(port: int, kind: int = socket.SOCK_STREAM) -> bool:
+    """Whether the switches could bind the port as they do (TCP with SO_REUSEADDR, so
+    the last lab's connections still in TIME_WAIT do not count; a listener does)."""
     with socket.socket(socket.AF_INET, kind) as sock:
+        if kind == socket.SOCK_STREAM:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
