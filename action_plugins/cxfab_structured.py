@@ -3,7 +3,9 @@
 Runs once on the controller right after validation (playbooks/validate.yml):
 derives each switch's and each host's structured config from the validated
 fabric (fact `cxfab_fabric`) and publishes them as the fact `cxfab_structured`
-(device name -> structured config), which every role and verify's checks read.
+(device name -> the JSON text of its structured config: one node per device for
+Ansible to carry, see cxfab/packed.py), which every role and verify's
+checks read through the `cxfab_device` filter.
 Nothing is contacted; the files are build outputs, written in check mode too.
 """
 
@@ -22,6 +24,7 @@ if _MODULE_UTILS not in sys.path:
 
 from cxfab.fabric import plain  # noqa: E402
 from cxfab.onyx.structured import StructuredConfigError  # noqa: E402
+from cxfab.packed import pack  # noqa: E402
 from cxfab.structured import build_all  # noqa: E402
 from cxfab.structured.files import write_structured  # noqa: E402
 
@@ -32,8 +35,9 @@ description:
   - Reads the validated fabric (fact C(cxfab_fabric) of localhost), derives one
     structured config per device and writes C(<dest>/<device>.yml); files of
     devices no longer in the fabric are removed.
-  - Publishes the fact C(cxfab_structured) (device name -> structured config).
-    It holds no credentials.
+  - Publishes the fact C(cxfab_structured) (device name -> JSON text of its
+    structured config; decode one with the C(cxfab_device) filter). It holds no
+    credentials.
 options:
   dest:
     description: Directory of the structured files.
@@ -72,7 +76,7 @@ class ActionModule(ActionBase):
             changed=False,
             written=written,
             removed=removed,
-            ansible_facts={"cxfab_structured": devices},
+            ansible_facts={"cxfab_structured": pack(devices)},
             msg=f"structured config of {len(devices)} device(s) in {args['dest']}",
         )
         return result

@@ -7,8 +7,10 @@ every error, one per line with its inventory key path, or sets the fact
 `cxfab_fabric`: the normalised fabric every later stage reads
 (`hostvars['localhost'].cxfab_fabric`).
 
-The fabric carries the switch password, so a successful result is marked
-no_log: its content never reaches the output, even with -vvv.
+The fact holds no switch credentials (`credentials: {}` in every pair): a fact
+lives on in hostvars, fact caches and `-m debug var=hostvars` dumps. A task that
+logs in to a switch reads the login from `cxfab_switch_pairs` itself (filter
+`cxfab_switch_credentials`) and hands it only to a no_log module parameter.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
 from cxfab import fabric as cxfab_fabric  # noqa: E402
+from cxfab.structured import public_fabric  # noqa: E402
 from cxfab.validate import paused_gc, validate_inventory  # noqa: E402
 
 DOCUMENTATION = r"""
@@ -112,9 +115,8 @@ class ActionModule(ActionBase):
 
         result.update(
             changed=False,
-            ansible_facts={"cxfab_fabric": outcome.fabric},
+            ansible_facts={"cxfab_fabric": public_fabric(outcome.fabric)},
             msg=f"fabric {outcome.fabric['fabric_name']} is valid",
-            _ansible_no_log=True,
         )
         return result
 
@@ -132,8 +134,10 @@ class ActionModule(ActionBase):
             except AnsibleError as error:
                 raise AnsibleError(f"{var}: cannot be templated: {error}") from error
         # Not visible on this host (e.g. defined for group 'all' of another inventory
-        # source only): take it from the first inventory host that has it.
-        for host in groups.get("all", []):
+        # source only): take it from the first inventory host, which group_vars/all
+        # reaches like every other. One host, not all of them: a variable absent from
+        # the fabric (an optional section) cost a full read of every host's variables.
+        for host in groups.get("all", [])[:1]:
             raw = hostvars.raw_get(host)
             if var in raw:
                 return True, _LazyHostTemplar(self._templar, raw).render(raw[var])

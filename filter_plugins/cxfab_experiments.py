@@ -1,29 +1,11 @@
-"""Filters of playbooks/experiments.yml: the plan, one run's record, the report files."""
+"""Filters of playbooks/experiments.yml: the plan, its batches, their records, the report."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab.experiments import plan, report, results
-
-
-def experiments_from_tags(run_tags, given=None):
-    """The experiments to run: those named in --tags, else the settings' (default: all)."""
-    named = [e for e in plan.EXPERIMENTS if e in (run_tags or [])]
-    return named or list((given or {}).get("experiments") or plan.EXPERIMENTS)
-
-
-def experiment_record(run, clients, servers, error=""):
-    """A run's record from the registered outputs of its clients and servers."""
-
-    def outputs(items):
-        return [
-            {"rc": i.get("rc", 1), "stdout": i.get("stdout", ""), "stderr": i.get("stderr", "")}
-            for i in items or []
-        ]
-
-    return results.record(run, outputs(clients), outputs(servers), error)
+from cxfab.experiments import batches, plan, report
 
 
 def experiment_report(records, meta, fmt):
@@ -41,7 +23,14 @@ class FilterModule:
             "cxfab_experiment_settings": plan.settings_with_defaults,
             "cxfab_experiment_plan": plan.plan_experiments,
             "cxfab_experiment_inputs": plan.rcat_inputs,
-            "cxfab_experiments_from_tags": experiments_from_tags,
-            "cxfab_experiment_record": experiment_record,
+            "cxfab_experiments_unknown_tags": plan.unknown_tags,
+            "cxfab_experiments_from_tags": plan.experiments_from_tags,
+            "cxfab_experiment_batches": batches.batches,
+            "cxfab_experiment_server_entries": batches.server_entries,
+            "cxfab_experiment_listeners": batches.listeners,
+            "cxfab_experiment_client_runs": batches.client_runs,
+            "cxfab_experiment_servers_to_wait_for": batches.servers_to_wait_for,
+            "cxfab_experiment_batch_records": batches.records,
+            "cxfab_experiment_failed_records": batches.failed_records,
             "cxfab_experiment_report": experiment_report,
         }

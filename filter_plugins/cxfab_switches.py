@@ -3,9 +3,19 @@
 import sys
 from pathlib import Path
 
+from ansible.errors import AnsibleFilterError
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
 from cxfab.onyx import turns
+
+
+def switch_credentials(switch_pairs, switch):
+    """`cxfab_switch_pairs | cxfab_switch_credentials(switch)`: the pair's CLI login."""
+    try:
+        return turns.credentials(switch_pairs, switch)
+    except KeyError as exc:
+        raise AnsibleFilterError(str(exc.args[0])) from exc
 
 
 class FilterModule:
@@ -14,6 +24,6 @@ class FilterModule:
     def filters(self):
         return {
             "cxfab_switch_turn": turns.turn,
-            "cxfab_switch_credentials": turns.credentials,
+            "cxfab_switch_credentials": switch_credentials,
             "cxfab_switch_sections": turns.sections,
         }

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab import workloads
+from cxfab import workload_marking, workloads
 
 
 class FilterModule:
@@ -14,6 +14,7 @@ class FilterModule:
     def filters(self):
         return {
             "cxfab_workload_plan": workloads.plan_pair,
+            "cxfab_workload_marking": workload_marking.roce_marking,
             "cxfab_workload_result": workloads.run_result,
             "cxfab_workload_client_error": workloads.client_error,
             "cxfab_workload_records": workloads.batch_records,

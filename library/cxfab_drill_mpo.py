@@ -34,13 +34,19 @@ options:
   known_hosts:
     description: Operator-owned known-hosts file holding the switch's key.
     type: path
+    default: ~/.ssh/known_hosts
+  host_key_checking:
+    description:
+      - C(false) accepts any host key (UNSAFE, a man in the middle gets the password).
+    type: bool
+    default: true
 author: cxfab
 """
 
 EXAMPLES = r"""
 - name: Take switch A's MPOs down
   cxfab_drill_mpo:
-    structured: "{{ hostvars['localhost'].cxfab_structured['sw-a'] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device('sw-a') }}"
     state: down
     username: admin
     password: "{{ vault_switch_password }}"
@@ -56,7 +62,11 @@ import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.drill import mpo_lines  # noqa: E402
-from ansible.module_utils.cxfab.onyx.session import OnyxSession, SessionError  # noqa: E402
+from ansible.module_utils.cxfab.onyx.session import (  # noqa: E402
+    DEFAULT_KNOWN_HOSTS,
+    OnyxSession,
+    SessionError,
+)
 
 
 def main():
@@ -66,7 +76,8 @@ def main():
             "state": {"type": "str", "choices": ["down", "up"], "required": True},
             "username": {"type": "str", "required": True},
             "password": {"type": "str", "required": True, "no_log": True},
-            "known_hosts": {"type": "path"},
+            "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
+            "host_key_checking": {"type": "bool", "default": True},
         },
         supports_check_mode=True,
     )
@@ -76,11 +87,11 @@ def main():
     if module.check_mode or not lines:
         module.exit_json(changed=False, lines=lines, started=time.time(), finished=time.time())
     management = sc["management"]
-    session = OnyxSession(
-        management["address"], management["port"], p["username"], p["password"],
-        known_hosts=p["known_hosts"],
-    )  # fmt: skip
     try:
+        session = OnyxSession(
+            management["address"], management["port"], p["username"], p["password"],
+            known_hosts=p["known_hosts"], check_host_key=p["host_key_checking"],
+        )  # fmt: skip
         with session:
             started = time.time()
             session.configure(lines)

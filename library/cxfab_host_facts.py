@@ -18,6 +18,9 @@ description:
   - Sends DF pings (ICMP echo, IP_PMTUDISC_DO) at each VLAN's MTU to the other
     hosts' VLAN addresses and to the VLAN gateway, so the MTU is proven end to end.
   - Returns the NIC-local CPU list as C(nic_local_cpus) for workload pinning.
+  - With lossless RoCE (the structured C(lossless) section), C(roce) - the GID
+    entries (device, port, index, type) of each RoCE VLAN interface and the
+    wildcard C(memlock) limits of limits.conf and limits.d, as pam_limits reads them.
   - On a host with C(link_type) ib ports, C(ib) - per port the RDMA device found
     from the adapter's PCI address and C(ibstat <device> <port>) (state, physical
     state, rate, LIDs, link layer), and the IPoIB interfaces' sysfs C(mode) and
@@ -64,7 +67,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 facts:
-  description: netdevs, mtus, vlans, bond, rdma, probes, nic_local_cpus, ib (ib ports only).
+  description: >-
+    netdevs, mtus, vlans, bond, rdma, probes, nic_local_cpus, roce (lossless RoCE only),
+    ib (ib ports only).
   type: dict
   returned: always
 """
@@ -83,6 +88,7 @@ from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
 from ansible.module_utils.cxfab.hostnet import irq as sysirq  # noqa: E402
 from ansible.module_utils.cxfab.hostnet.bondstate import parse_bonding_proc  # noqa: E402
 from ansible.module_utils.cxfab.hostnet.cpulist import format_cpulist, parse_cpulist  # noqa: E402
+from ansible.module_utils.cxfab.hostnet.roce import gids_on, read_memlock  # noqa: E402
 from ansible.module_utils.cxfab.mlnx import ibport  # noqa: E402
 
 IP_MTU_DISCOVER, IP_PMTUDISC_DO = 10, 2  # <linux/in.h>: never fragment, fail on EMSGSIZE
@@ -272,7 +278,7 @@ def gather(params):
         if n.get("numa_node", -1) >= 0
         for cpu in parse_cpulist(n.get("node_cpus") or "")
     }
-    return {
+    facts = {
         "netdevs": netdevs,
         "mtus": mtus,
         "vlans": vlans,
@@ -280,6 +286,16 @@ def gather(params):
         "rdma": rdma_devices(root),
         "nic_local_cpus": format_cpulist(local),
     }
+    if sc.get("lossless"):
+        facts["roce"] = roce_facts(root, sc)
+    return facts
+
+
+def roce_facts(root, sc):
+    """GIDs of the RoCE VLAN interfaces (the workloads' -x) and the memlock limits."""
+    wanted = set(sc["lossless"]["roce"]["vlans"])
+    netdevs = [v["name"] for v in sc["network"]["vlans"] if v["id"] in wanted]
+    return {"gids": gids_on(root, netdevs), "memlock": read_memlock(root)}
 
 
 def main():

@@ -76,7 +76,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Build the data bond and VLANs
   cxfab_host_network:
-    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}"
 """
 
 RETURN = r"""
@@ -243,7 +243,7 @@ def write_files(directory: str, files: dict, prefix: str) -> None:
 
 def watchdog_sources() -> dict[str, str]:
     """The package files the revert watchdog runs, from this module's own payload."""
-    modules = [hostnet, bonding, linkplan, restore, netlink, rollback]
+    modules = [hostnet, bonding, ipoib, linkplan, restore, netlink, rollback]
     return agent.package_sources(modules, rollback.PACKAGE_FILES)
 
 
@@ -324,7 +324,7 @@ def main():
             after = _with_ipoib(_view(intent, simulate(links, actions)), ipoib_after)
         else:
             if params["revert_seconds"]:
-                timer = arm_timer(module, intent, links, wanted_files)
+                timer = arm_timer(module, intent, links, wanted_files, ipoib_before)
             try:
                 # Mode and MTU first: an address is never added to a half-set interface.
                 ipoib.apply(params["root"], ipoib_actions)
@@ -346,7 +346,7 @@ def main():
     )
 
 
-def arm_timer(module, intent, links, wanted_files) -> dict:
+def arm_timer(module, intent, links, wanted_files, ipoib_before) -> dict:
     """Snapshot what the change can alter and start the watchdog, or fail changing nothing."""
     params = module.params
     snapshot = {
@@ -355,6 +355,9 @@ def arm_timer(module, intent, links, wanted_files) -> dict:
         if wanted_files is None
         else rollback.snapshot_files(params["networkd_dir"], NETWORKD_PREFIX, wanted_files),
         "networkd_dir": params["networkd_dir"],
+        # sysfs mode and MTU of every intended IPoIB interface, as read before the change
+        "ipoib": ipoib_before,
+        "root": params["root"],
     }
     try:
         return rollback.arm(

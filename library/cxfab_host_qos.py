@@ -59,7 +59,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Program per-VLAN QoS
   cxfab_host_qos:
-    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}"
 """
 
 RETURN = r"""

@@ -40,7 +40,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: Pin the data NIC IRQs
   cxfab_irq_affinity:
-    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}"
 """
 
 RETURN = r"""

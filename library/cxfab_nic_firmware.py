@@ -8,8 +8,8 @@ from ansible.module_utils.cxfab.mlnx import tools
 from ansible.module_utils.cxfab.mlnx.firmware import (
     FirmwareError,
     FirmwareRequest,
-    Toolset,
     roll_out,
+    toolset_from_params,
 )
 
 DOCUMENTATION = r"""
@@ -28,6 +28,18 @@ options:
   device: {description: PCI address of the card (function 0), type: str, required: true}
   version: {description: Target firmware version (required unless O(state=query)), type: str}
   image: {description: Path of the image on the host, type: path}
+  src:
+    description:
+      - Path of the image on the controller (relative to O(src_base_dir)). Handled by the
+        action plugin, which queries the card first and ships the image into the task's
+        temporary directory on the host only when a burn is needed, after checking its
+        sha256 on the controller; the copy is removed afterwards. Sets O(image).
+    type: path
+  src_base_dir: {description: Directory a relative O(src) is resolved against, type: path}
+  error_path:
+    description: Inventory key path named in the controller's image errors
+    type: str
+    default: firmware
   sha256: {description: Expected sha256 of the image, type: str}
   psid: {description: PSID the inventory expects the card (and image) to have, type: str}
   allow_psid_change:
@@ -87,45 +99,16 @@ image:
 """
 
 
-def _toolset(module: AnsibleModule) -> Toolset:
-    params = module.params
-
-    def find(name):
-        return module.get_bin_path(name)
-
-    def pick(option, candidates, purpose):
-        # A configured tool must exist; an unconfigured one is optional.
-        if params[option]:
-            return tools.resolve_tool(params[option], candidates, find, purpose, option)
-        return tools.find_optional(None, candidates, find)
-
-    choice = params["query_tool"]
-    flint = pick("flint_path", tools.FLINT_CANDIDATES, "reading firmware")
-    fwmanager = pick("fwmanager_path", tools.FWMANAGER_CANDIDATES, "reading firmware")
-    if choice == "flint" or (choice == "auto" and flint):
-        query_with = "flint"
-        flint = tools.resolve_tool(
-            params["flint_path"], tools.FLINT_CANDIDATES, find, "querying firmware", "flint_path"
-        )
-    else:
-        query_with = "fwmanager"
-        fwmanager = tools.resolve_tool(
-            params["fwmanager_path"],
-            tools.FWMANAGER_CANDIDATES,
-            find,
-            "querying firmware",
-            "fwmanager_path",
-        )
-    fwreset = tools.find_optional(params["fwreset_path"], tools.FWRESET_CANDIDATES, find)
-    return Toolset(flint=flint, fwmanager=fwmanager, query_with=query_with, fwreset=fwreset)
-
-
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
             "device": {"type": "str", "required": True},
             "version": {"type": "str"},
             "image": {"type": "path"},
+            # Consumed by the action plugin (action_plugins/cxfab_nic_firmware.py).
+            "src": {"type": "path"},
+            "src_base_dir": {"type": "path"},
+            "error_path": {"type": "str", "default": "firmware"},
             "sha256": {"type": "str", "no_log": False},
             "psid": {"type": "str"},
             "allow_psid_change": {"type": "bool", "default": False},
@@ -144,8 +127,13 @@ def main() -> None:
         supports_check_mode=True,
     )
     params = module.params
+    if params["src"]:
+        module.fail_json(
+            msg="src: shipping an image needs the cxfab_nic_firmware action plugin "
+            "(action_plugins/ in ansible.cfg), which did not run"
+        )
     try:
-        toolset = _toolset(module)
+        toolset = toolset_from_params(params, module.get_bin_path)
     except tools.ToolNotFound as exc:
         module.fail_json(msg=str(exc))
 

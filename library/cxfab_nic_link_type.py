@@ -1,5 +1,6 @@
 #!/usr/bin/python
-"""Ansible module: set the protocol (IB/ETH) of ConnectX VPI ports."""
+"""Ansible module: set the protocol (IB/ETH) of ConnectX VPI ports and the pinned mlxconfig
+parameters."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from ansible.module_utils.cxfab.mlnx.port_config import (
 
 DOCUMENTATION = r"""
 module: cxfab_nic_link_type
-short_description: Set LINK_TYPE_P<n> of a ConnectX VPI card with the Current/Next Boot rule
+short_description: Set LINK_TYPE_P<n> and pinned mlxconfig parameters (Current/Next Boot rule)
 description:
   - Reads C(mstconfig -d DEV -e q) (MFT C(mlxconfig)) and decides per port. Desired value
     not in Next Boot -> set it (one C(set) call for all ports); in Next Boot but not in
     Current -> nothing to set, activation pending; parameter absent -> the card does not
     support it, the module fails and sets nothing.
+  - The same rule for every parameter of C(nv_config) (C(PARAM=value) in the same one
+    C(set) call); a parameter the card does not report fails the module, nothing set.
   - On ConnectX-3 (mlx4) the running protocol is also switched through
     C(/sys/bus/pci/devices/DEV/mlx4_portN), which needs no activation.
   - Never activates by itself; returns C(pending_activation) and whether C(mstfwreset)
@@ -34,6 +37,12 @@ options:
     type: list
     elements: dict
     required: true
+  nv_config:
+    description:
+      - Other non-volatile parameters to pin, C(PARAM) to value as mlxconfig takes it
+        (a number or a label such as V(True)); C(LINK_TYPE_P<n>) belongs to O(ports).
+    type: dict
+    default: {}
   state:
     description: V(present) configures; V(query) only reports.
     type: str
@@ -61,9 +70,13 @@ ports:
   description: Per port, param, desired, current, next_boot and action (none, set, activate).
   returned: success
   type: list
+params:
+  description: Per nv_config parameter, desired, current, next_boot and action.
+  returned: success
+  type: list
 set: {description: The PARAM=value words passed to set, returned: success, type: list}
 pending_activation:
-  description: Some port runs a protocol other than desired
+  description: Some port or parameter runs a value other than desired
   returned: success
   type: bool
 activation: {description: For the activation handler when pending, returned: success, type: dict}
@@ -75,6 +88,7 @@ def main() -> None:
         argument_spec={
             "device": {"type": "str", "required": True},
             "ports": {"type": "list", "elements": "dict", "required": True},
+            "nv_config": {"type": "dict", "default": {}},
             "state": {"type": "str", "choices": ["present", "query"], "default": "present"},
             "config_path": {"type": "str"},
             "fwreset_path": {"type": "str"},
@@ -113,6 +127,7 @@ def main() -> None:
             params["sysfs_root"],
             check_mode=module.check_mode,
             query_only=params["state"] == "query",
+            pins=params["nv_config"],
         )
     except PortConfigError as exc:
         module.fail_json(msg=str(exc), device=params["device"])

@@ -9,6 +9,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.onyx import deploy
 from ansible.module_utils.cxfab.onyx.plan import SECTIONS
+from ansible.module_utils.cxfab.onyx.session import DEFAULT_KNOWN_HOSTS
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_deploy
@@ -59,8 +60,16 @@ options:
     required: true
     no_log: true
   known_hosts:
-    description: Operator-owned known-hosts file; the switches' keys must be in it.
+    description:
+      - Operator-owned known-hosts file; the switches' keys must be in it.
+      - An unknown or changed key stops the module before anything is sent.
     type: path
+    default: ~/.ssh/known_hosts
+  host_key_checking:
+    description:
+      - C(false) accepts any host key (UNSAFE, a man in the middle gets the password).
+    type: bool
+    default: true
   sections:
     description: Sections to reconcile (tags switch_mlag, switch_vlans, switch_gateway).
     type: list
@@ -116,7 +125,8 @@ def main():
             "snapshot_dir": {"type": "path", "required": True},
             "username": {"type": "str", "required": True},
             "password": {"type": "str", "required": True, "no_log": True},
-            "known_hosts": {"type": "path"},
+            "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
+            "host_key_checking": {"type": "bool", "default": True},
             "sections": {"type": "list", "elements": "str", "default": list(SECTIONS)},
             "repair": {"type": "bool", "default": False},
             "wait": {"type": "int", "default": 90},
@@ -146,7 +156,10 @@ def main():
             structured = _load(os.path.join(p["structured_dir"], f"{name}.yml"), "structured")
             peers[name] = deploy.Peer(name, structured)
         for name in sorted(peers, key=lambda n: peers[n].structured["peer_index"]):
-            deploy.open_peer(peers[name], p["username"], p["password"], p["known_hosts"])
+            deploy.open_peer(
+                peers[name], p["username"], p["password"], p["known_hosts"],
+                check_host_key=p["host_key_checking"],
+            )  # fmt: skip
             result["sessions"][name] = 1 if peers[name].session else 0
         for index, name in enumerate(order):
             partner = peers[peers[name].structured["partner"]]

@@ -8,6 +8,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.onyx import deploy, health
+from ansible.module_utils.cxfab.onyx.session import DEFAULT_KNOWN_HOSTS
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_health
@@ -49,8 +50,16 @@ options:
     required: true
     no_log: true
   known_hosts:
-    description: Operator-owned known-hosts file; the switches' keys must be in it.
+    description:
+      - Operator-owned known-hosts file; the switches' keys must be in it.
+      - An unknown or changed key stops the module before anything is sent.
     type: path
+    default: ~/.ssh/known_hosts
+  host_key_checking:
+    description:
+      - C(false) accepts any host key (UNSAFE, a man in the middle gets the password).
+    type: bool
+    default: true
   wait:
     description: Seconds to wait for every check to pass before giving up.
     type: int
@@ -104,7 +113,8 @@ def main():
             "scope": {"type": "str", "choices": ["local", "pair", "all"], "default": "all"},
             "username": {"type": "str", "required": True},
             "password": {"type": "str", "required": True, "no_log": True},
-            "known_hosts": {"type": "path"},
+            "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
+            "host_key_checking": {"type": "bool", "default": True},
             "wait": {"type": "int", "default": 0},
             "fail_on_unhealthy": {"type": "bool", "default": True},
         },
@@ -128,7 +138,10 @@ def main():
     peers = [me] if p["scope"] == "local" else [me, partner]
     try:
         for peer in peers:
-            deploy.open_peer(peer, p["username"], p["password"], p["known_hosts"])
+            deploy.open_peer(
+                peer, p["username"], p["password"], p["known_hosts"],
+                check_host_key=p["host_key_checking"],
+            )  # fmt: skip
         deadline = time.monotonic() + max(p["wait"], 0)
         while True:
             checks = _round(me, partner, p["scope"])

@@ -7,11 +7,17 @@ DOCUMENTATION = r"""
 module: cxfab_qos_measure
 short_description: Per-VLAN iperf3 throughput against the VLAN's QoS limit
 description:
-  - Runs, one VLAN after the other, C(iperf3 -c <peer VLAN address> -P <parallel>
-    -t <duration> -J) toward servers started on the peer, and reads the received
-    throughput.
-  - A limited VLAN passes within C(tolerance) of C(limit_mbps x rate_scale); an
-    unlimited VLAN passes when it is above every limit measured in the same run.
+  - Runs C(iperf3 -c <peer VLAN address> -P <parallel> -t <duration> -J) toward servers
+    started on the peer, for every VLAN at the same time, and reads the received
+    throughput. The unlimited VLAN is offered a fixed load just above every limit
+    (C(-b) per stream) and is the same-moment reference for what the path carried.
+  - A limited VLAN passes within C(tolerance) of C(limit_mbps x rate_scale). A reading
+    above the band fails at once (the limit does not hold); one below it fails only
+    when the unlimited VLAN carried more than that limit at the same moment (the path
+    had room) or when there is no unlimited VLAN to compare with; otherwise the machine
+    was starved, the round is measured again, and after O(retries) the VLAN is
+    reported C(inconclusive), never passed.
+  - See module_utils/cxfab/hostnet/measure.py for the rules.
 version_added: "0.1.0"
 options:
   targets:
@@ -24,7 +30,7 @@ options:
     type: int
     default: 16
   duration:
-    description: Seconds per VLAN.
+    description: Seconds per round.
     type: int
     default: 10
   tolerance:
@@ -37,10 +43,8 @@ options:
     default: 1.0
   retries:
     description: >-
-      Times a VLAN measured below its band is measured again; the highest reading
-      counts. A shaper never delivers more than its limit, a starved machine only
-      less, so a low reading is retried and a high one (the limit does not hold)
-      never is.
+      Rounds measured again while some VLAN has neither passed nor run above its
+      band (a starved or a low round).
     type: int
     default: 2
   iperf3_path:
@@ -60,7 +64,10 @@ EXAMPLES = r"""
 
 RETURN = r"""
 results:
-  description: Per VLAN - limit_mbps, expected, measured_mbps, ratio, passed.
+  description: >-
+    Per VLAN - limit_mbps, configured_limit_mbps, measured_mbps (the reading the verdict
+    rests on), readings_mbps and reference_mbps (per round), verdict (pass, fail,
+    inconclusive), reason, ratio, expected, passed.
   type: list
   elements: dict
   returned: always
@@ -70,14 +77,56 @@ passed:
   returned: always
 """
 
+import subprocess  # noqa: E402
+
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.measure import judge  # noqa: E402
+from ansible.module_utils.cxfab.hostnet.measure import (  # noqa: E402
+    reference_offer_mbps,
+    settled,
+    verdicts,
+)
 from ansible.module_utils.cxfab.workloads import iperf3_bps  # noqa: E402
 
 
-def best(measured: list[dict]) -> list[dict]:
-    """Each VLAN with its highest reading as the measurement."""
-    return [{**m, "measured_mbps": max(m["readings_mbps"])} for m in measured]
+def client_argv(iperf3, target, params, offer_mbps):
+    argv = [
+        iperf3, "-c", str(target["address"]), "-p", str(target["port"]),
+        "-P", str(params["parallel"]), "-t", str(params["duration"]), "-J",
+    ]  # fmt: skip
+    if not target.get("limit_mbps") and offer_mbps:
+        per_stream = offer_mbps * 1e6 / params["parallel"]
+        argv += ["-b", f"{per_stream:.0f}"]
+    return argv
+
+
+def measure_round(module, iperf3, targets, params, offer_mbps):
+    """Every VLAN at once; {vlan: Mb/s}. A client without a reading fails the module."""
+    clients = [
+        subprocess.Popen(
+            client_argv(iperf3, target, params, offer_mbps),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for target in targets
+    ]
+    readings = {}
+    for index, (target, client) in enumerate(zip(targets, clients, strict=True)):
+        try:
+            out, _err = client.communicate(timeout=params["duration"] + 60)
+        except subprocess.TimeoutExpired:
+            for other in clients:
+                other.kill()
+            module.fail_json(msg=f"targets[{index}] (VLAN {target['vlan']}): iperf3 hung")
+        try:
+            readings[target["vlan"]] = round(iperf3_bps(out) / 1e6, 1)
+        except ValueError as exc:
+            for other in clients:
+                other.kill()
+            module.fail_json(
+                msg=f"targets[{index}] (VLAN {target['vlan']}): {exc}", rc=client.returncode
+            )
+    return readings
 
 
 def main():
@@ -97,43 +146,31 @@ def main():
     iperf3 = module.get_bin_path(params["iperf3_path"], required=True)
     if module.check_mode:
         module.exit_json(changed=False, results=[], passed=True, skipped=True)
-
-    def measure(index, target):
-        argv = [
-            iperf3, "-c", str(target["address"]), "-p", str(target["port"]),
-            "-P", str(params["parallel"]), "-t", str(params["duration"]), "-J",
-        ]  # fmt: skip
-        rc, out, _err = module.run_command(argv)
-        try:
-            return iperf3_bps(out) / 1e6
-        except ValueError as exc:
-            module.fail_json(msg=f"targets[{index}] (VLAN {target['vlan']}): {exc}", rc=rc)
-        return 0.0
-
-    measured = []
+    targets = []
     for index, target in enumerate(params["targets"]):
         for key in ("vlan", "address", "port"):
             if key not in target:
                 module.fail_json(msg=f"targets[{index}].{key}: missing")
         limit = target.get("limit_mbps")
-        measured.append(
+        targets.append(
             {
-                "vlan": target["vlan"],
+                **target,
                 "configured_limit_mbps": limit,
                 "limit_mbps": round(limit * params["rate_scale"], 3) if limit else None,
-                "readings_mbps": [round(measure(index, target), 1)],
             }
         )
-    for _retry in range(params["retries"]):
-        low = [i for i, r in enumerate(judge(best(measured), params["tolerance"])) if r["low"]]
-        if not low:
-            break
-        for index in low:
-            reading = measure(index, params["targets"][index])
-            measured[index]["readings_mbps"].append(round(reading, 1))
-    measured = best(measured)
-    results = judge(measured, params["tolerance"])
-    module.exit_json(changed=False, results=results, passed=all(r["passed"] for r in results))
+    tolerance = params["tolerance"]
+    offer = reference_offer_mbps(targets, tolerance)
+    rounds = [measure_round(module, iperf3, targets, params, offer)]
+    while len(rounds) <= params["retries"] and not settled(rounds, targets, tolerance):
+        rounds.append(measure_round(module, iperf3, targets, params, offer))
+    results = verdicts(rounds, targets, tolerance)
+    module.exit_json(
+        changed=False,
+        results=results,
+        rounds=len(rounds),
+        passed=all(r["passed"] for r in results),
+    )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ author: cxfab
 EXAMPLES = r"""
 - name: RDMA modules and soft-RoCE devices
   cxfab_rdma_stack:
-    structured: "{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}"
+    structured: "{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}"
 """
 
 RETURN = r"""
@@ -54,8 +54,24 @@ def modules_load_text(modules) -> str:
     return "# Written by cxfab: RDMA kernel modules.\n" + "".join(f"{m}\n" for m in modules)
 
 
+def unit_quote(word: str) -> str:
+    """One argument of a unit's Exec line, whatever it holds.
+
+    systemd splits Exec lines at whitespace, removes quotes and backslashes, and
+    expands `$VAR` and `%` specifiers. In double quotes, with backslashes and double
+    quotes backslashed and `$`, `%` doubled, a word stays one argument, unchanged.
+    The names come validated from the schema; this keeps the unit right should a
+    format ever admit more. A control character cannot go on a unit line at all.
+    """
+    if any(ord(char) < 32 or ord(char) == 127 for char in word):
+        raise ValueError(f"{word!r} holds a control character: it cannot go into a unit file")
+    escaped = word.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("$", "$$").replace("%", "%%") + '"'
+
+
 def unit_text(rdma_tool: str, modprobe: str, devices) -> str:
-    """Boot unit re-creating the soft-RoCE devices; names come validated from the schema."""
+    """Boot unit re-creating the soft-RoCE devices, every pasted word quoted."""
+    q = unit_quote
     lines = [
         "# Written by cxfab: soft-RoCE devices do not survive a reboot.",
         "[Unit]",
@@ -66,9 +82,9 @@ def unit_text(rdma_tool: str, modprobe: str, devices) -> str:
         "[Service]",
         "Type=oneshot",
         "RemainAfterExit=yes",
-        f"ExecStartPre={modprobe} rdma_rxe",
+        f"ExecStartPre={q(modprobe)} rdma_rxe",
         *(
-            f"ExecStart=-{rdma_tool} link add {d['name']} type rxe netdev {d['netdev']}"
+            f"ExecStart=-{q(rdma_tool)} link add {q(d['name'])} type rxe netdev {q(d['netdev'])}"
             for d in devices
         ),
         "",
@@ -135,7 +151,11 @@ def main():
         if not module.check_mode:
             argv = [rdma_tool, "link", "add", device["name"], "type", "rxe"]
             module.run_command([*argv, "netdev", device["netdev"]], check_rc=True)
-    if soft and write_if_different(module, UNIT, unit_text(rdma_tool, modprobe, soft)):
+    try:
+        unit = unit_text(rdma_tool, modprobe, soft) if soft else ""
+    except ValueError as exc:
+        module.fail_json(msg=f"structured.rdma.devices: {exc}")
+    if soft and write_if_different(module, UNIT, unit):
         actions.append(f"write {UNIT}")
         if os.path.isdir("/run/systemd/system") and not module.check_mode:
             module.run_command(["systemctl", "daemon-reload"], check_rc=True)

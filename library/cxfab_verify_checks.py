@@ -54,6 +54,12 @@ options:
     type: list
     elements: dict
     default: []
+  max_temp_c:
+    description: >-
+      NIC ASIC temperature (C) from which C(temp.<nic>) fails; keep it below the card's
+      own thermal limits (the adapter's user manual gives them).
+    type: float
+    default: 95
 author: cxfab
 """
 
@@ -95,10 +101,13 @@ def main():
             "workload_error": {"type": "str", "default": ""},
             "health": {"type": "dict"},
             "supported_cables": {"type": "list", "elements": "dict", "default": []},
+            "max_temp_c": {"type": "float", "default": 95.0},
         },
         supports_check_mode=True,
     )
     p = module.params
+    if not 0 < p["max_temp_c"] <= 150:
+        module.fail_json(msg=f"max_temp_c: {p['max_temp_c']:g} C is not a limit in (0, 150] C")
     try:
         result = all_checks(
             p["fabric"],
@@ -110,6 +119,7 @@ def main():
             p["workload_error"],
             p["health"],
             p["supported_cables"],
+            p["max_temp_c"],
         )
     except IntentError as exc:
         module.fail_json(msg=f"fabric.hosts: {exc}", path=exc.path)

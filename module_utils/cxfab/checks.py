@@ -13,7 +13,9 @@ that was not observed ever passes.
 from __future__ import annotations
 
 from .checks_health import health_checks
+from .checks_pfc import roce_load
 from .hostnet.cpulist import format_cpulist, parse_cpulist
+from .packed import Unpacked
 
 # /proc/net/bonding prints the mode as a sentence.
 BOND_MODE_TEXT = {
@@ -45,6 +47,10 @@ class Checks(list):
 
     def fail(self, check_id, expected, observed, message=""):
         self.judge(check_id, False, expected, observed, message)
+
+    def warn(self, check_id, expected, observed, message):
+        """Read, but not enough to judge either way: never a pass."""
+        self.append(self._shape(check_id, "warn", expected, observed, message))
 
     def skip(self, check_id, expected, reason):
         """Could not be judged: the reason is the message, never a pass."""
@@ -155,16 +161,23 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
     else:
         facts = facts_result.get("facts") or {}
     intent = sc["network"]
-    found = [*out, *firmware_checks(name, data.get("firmware") or [])]
-    found += link_type_checks(name, data.get("link_type") or [])
+    firmware, link_type = data.get("firmware") or [], data.get("link_type") or []
+    if "nic_state" in data:  # verify.yml reads every NIC in one call (cxfab_nic_state)
+        firmware, link_type = nic_state_results(sc, data["nic_state"])
+    found = [*out, *firmware_checks(name, firmware)]
+    found += link_type_checks(name, link_type)
     found += drift_check(name, data.get("network"))
     if facts:
         found += link_checks(name, sc, facts) + mtu_checks(name, intent, facts)
         found += probe_checks(name, facts.get("probes") or [])
         found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
         found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
-    # Imported here: checks_ib builds on Checks, defined above.
+    # Imported here: checks_ib and checks_roce build on Checks, defined above.
     from .checks_ib import ib_checks
+    from .checks_roce import roce_checks
+
+    if facts:
+        found += roce_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})
@@ -185,6 +198,32 @@ def _unreadable(out: Checks, check_id: str, expected: str, result: dict) -> None
         out.skip(check_id, expected, message)
     else:
         out.fail(check_id, expected, "unreadable", message)
+
+
+def nic_state_results(sc: dict, result) -> tuple[list[dict], list[dict]]:
+    """cxfab_nic_state's one reading as the per-NIC query results the checks judge
+    (each with its NIC as `item`); a reading that failed, or a NIC it does not name,
+    gives that NIC's results as failed, with the module's message."""
+    nics = sc.get("nics") or []
+    with_firmware = [n for n in nics if n.get("firmware")]
+    with_ports = [n for n in nics if any(p.get("link_type") for p in n.get("ports") or [])]
+    if _absent(result) or not result:  # not run in this verify (its section not selected)
+        return [], []
+    if _failed(result):
+        failed = {"failed": True, "msg": str(result.get("msg", "NIC state not read"))}
+        return [{**failed, "item": n} for n in with_firmware], [
+            {**failed, "item": n} for n in with_ports
+        ]
+    read = {entry.get("pci"): entry for entry in result.get("nics") or []}
+    missing = {"failed": True, "msg": "not in cxfab_nic_state's reading"}
+    firmware = [
+        {"item": n, **((read.get(n["pci"]) or {}).get("firmware") or missing)}
+        for n in with_firmware
+    ]
+    link_type = [
+        {"item": n, **((read.get(n["pci"]) or {}).get("link_type") or missing)} for n in with_ports
+    ]
+    return firmware, link_type
 
 
 def firmware_checks(name: str, results: list[dict]) -> list[dict]:
@@ -527,7 +566,11 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
     """Per-VLAN throughput: within `tolerance` of its limit; the unlimited VLAN above all.
 
     `measurements`: {client host: {results: [{vlan, limit_mbps, measured_mbps,
-    configured_limit_mbps?}]} or a failed result}. Returns (checks, report series).
+    configured_limit_mbps?, verdict?, reason?}]} or a failed result}. The measurement's
+    own verdict (cxfab_qos_measure: rounds measured at the same moment) is reported as
+    it is: an inconclusive one (the machine was starved) is a warning with its reason,
+    never a pass. A row without a verdict is judged here on its reading alone.
+    Returns (checks, report series).
     """
     found, series = [], []
     for host, result in sorted((measurements or {}).items()):
@@ -558,24 +601,43 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
                 ratio, configured = measured / float(limit), row.get("configured_limit_mbps")
                 scaled = configured and float(configured) != float(limit)
                 note = f" (configured {configured} Mb/s, shaped at {limit})" if scaled else ""
-                out.judge(
-                    check_id,
-                    abs(ratio - 1) <= tolerance,
-                    f"{float(limit):g} Mb/s +/- {tolerance:.0%}{note}",
-                    f"{measured:g} Mb/s (ratio {ratio:.3f})",
-                )
+                expected = f"{float(limit):g} Mb/s +/- {tolerance:.0%}{note}"
+                observed = f"{measured:g} Mb/s (ratio {ratio:.3f})"
+                ok = abs(ratio - 1) <= tolerance
             elif not highest:
                 out.skip(check_id, "above every limited VLAN", "no limited VLAN measured with it")
+                continue
             else:
                 floor = highest * (1 + tolerance)
-                out.judge(
-                    check_id,
-                    measured > floor,
-                    f"> {floor:g} Mb/s (above every limit)",
-                    f"{measured:g} Mb/s (unlimited)",
-                )
+                expected = f"> {floor:g} Mb/s (above every limit)"
+                observed = f"{measured:g} Mb/s (unlimited)"
+                ok = measured > floor
+            _qos_verdict(out, check_id, row, ok, expected, observed)
         found += out
     return found, series
+
+
+def _qos_verdict(out: Checks, check_id, row, ok, expected, observed):
+    verdict = row.get("verdict")
+    if verdict is None:
+        out.judge(check_id, ok, expected, observed)
+        return
+    readings = row.get("readings_mbps") or []
+    if len(readings) > 1:
+        observed += f"; readings {', '.join(f'{r:g}' for r in readings)} Mb/s"
+    if verdict == "pass" and ok:
+        out.judge(check_id, True, expected, observed)
+    elif verdict == "inconclusive":
+        out.warn(
+            check_id,
+            expected,
+            observed,
+            f"inconclusive: {row.get('reason', 'starved')}; the limit was neither "
+            "confirmed nor refuted",
+        )
+    else:
+        reason = row.get("reason") or f"expected {expected}, observed {observed}"
+        out.judge(check_id, False, expected, observed, reason)
 
 
 # ---------------------------------------------------------------- performance
@@ -780,11 +842,14 @@ def all_checks(
     workload_error="",
     health=None,
     supported_cables=None,
+    max_temp_c=None,
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing."""
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
-    structured = fabric.get("structured") or {}
+    # As validate.yml publishes it (one JSON text per device) or already decoded.
+    structured = Unpacked(fabric.get("structured") or {})
     host_data = host_data or {}
+    facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
     checks, bandwidth, qos_series = [], [], []
     if "switches" in sections:
         checks += switch_checks(switch_results)
@@ -794,14 +859,20 @@ def all_checks(
                 checks += host_checks(name, structured[name], host_data.get(name))
             if "dataplane" in (host_data.get(name) or {}):
                 checks += _dataplane(structured, name, host_data[name]["dataplane"])
-    if "hosts" in sections and health is not None:  # link, cable and card health
-        checks += health_checks({n: structured[n] for n in hosts}, health, supported_cables)
+    # Link, cable and card health: part of the host section, or alone (verify_health).
+    if ("hosts" in sections or "health" in sections) and health is not None:
+        # The RoCE load this run put on each host (none when the workloads did not run).
+        load = (
+            roce_load(structured, workloads, workload_results, facts) if "perf" in sections else {}
+        )
+        checks += health_checks(
+            {n: structured[n] for n in hosts}, health, supported_cables, max_temp_c, load
+        )
     if "qos" in sections:
         tolerance = float((workloads.get("thresholds") or {}).get("qos_tolerance", 0.1))
         found, qos_series = qos_checks(qos_measurements, tolerance)
         checks += found
     if "perf" in sections:
-        facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
         found, bandwidth = perf_checks(workloads, hosts, workload_results, facts, workload_error)
         checks += found
     return {"checks": merge(checks), "bandwidth": bandwidth, "qos": qos_series}

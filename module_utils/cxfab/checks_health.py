@@ -8,7 +8,8 @@ checks in the report's shape:
     cable.<netdev>.supported  the cable is on `cxfab_supported_cables` (warn if not)
     flap.<netdev>             no carrier/link-down event between start and end
     counters.<netdev>         no error/discard counter grew between start and end
-    pfc.<netdev>.counters     lossless RoCE: the RoCE priority's pause counters read
+    pfc.<netdev>.counters     lossless RoCE: the RoCE priority's counters moved under
+                              the RoCE workloads (checks_pfc.py)
     pcie.<nic>.link           PCIe link at the card's capability
     temp.<nic>                ASIC temperature under the limit
     nvconfig.<nic>.<PARAM>    every pinned mlxconfig parameter, Current and Next Boot
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
+
+from .checks_pfc import pfc_counters_check
 
 DEFAULT_MAX_TEMP_C = 95.0
 # Gb/s of an InfiniBand 4x link per speed name (mlxlink prints `IB-EDR`).
@@ -151,6 +154,8 @@ def _down_events(data: dict) -> dict[str, int]:
     found = {}
     if isinstance(data.get("carrier_changes"), int):
         found["carrier_changes"] = data["carrier_changes"]
+    if isinstance(data.get("bond_link_failures"), int):
+        found[f"{data.get('bond')} Link Failure Count"] = data["bond_link_failures"]
     counter = (data.get("link") or {}).get("link_down_counter")
     if isinstance(counter, int):
         found["mlxlink Link Down Counter"] = counter
@@ -291,8 +296,12 @@ def host_health_checks(
     health: dict | None,
     supported_cables: list[dict] | None = None,
     max_temp_c: float = DEFAULT_MAX_TEMP_C,
+    load: dict | None = None,
 ) -> list[dict]:
-    """Every health check of one host from its `{start, end}` snapshots."""
+    """Every health check of one host from its `{start, end}` snapshots.
+
+    `load`: the RoCE workloads this host ran during verify (checks_pfc.roce_load).
+    """
     nics = host.get("nics") or []
     if not nics:
         return []
@@ -329,41 +338,23 @@ def host_health_checks(
             out.append(counters_check(name, first, data))
             lossless = host.get("lossless")
             if lossless and port["netdev"] in lossless["ports"]:
-                out.append(pause_counters_check(name, lossless["priority"], first, data))
+                out.append(pfc_counters_check(name, lossless["priority"], first, data, load))
     return out
 
 
-def pause_counters_check(target, priority, start, end) -> dict:
-    """The PFC pause counters of the RoCE priority were read (and how they moved)."""
-    netdev = end["netdev"]
-    check_id = f"pfc.{netdev}.counters"
-    names = (f"rx_prio{priority}_pause", f"tx_prio{priority}_pause")
-    expected = f"{' and '.join(names)} read (ethtool -S)"
-    if end.get("counters_error"):
-        return _check(target, "lossless", check_id, "fail", expected, "unreadable",
-                      end["counters_error"])  # fmt: skip
-    if end.get("counters_absent"):
-        reason = end["counters_absent"]
-        return _check(target, "lossless", check_id, "skip", expected, "not measured", reason)
-    now = (end.get("counters") or {}).get("pause") or {}
-    before = ((start or {}).get("counters") or {}).get("pause") or {}
-    found = [name for name in names if name in now]
-    if not found:
-        return _check(target, "lossless", check_id, "skip", expected, "not measured",
-                      f"the driver of {netdev} reports no per-priority pause counters")  # fmt: skip
-    observed = ", ".join(
-        f"{name} {now[name]}" + (f" (+{now[name] - before[name]})" if name in before else "")
-        for name in found
-    )
-    return _check(target, "lossless", check_id, "pass", expected, observed)
-
-
-def health_checks(hosts: dict, health: dict, supported_cables=None, max_temp_c=None) -> list:
+def health_checks(
+    hosts: dict, health: dict, supported_cables=None, max_temp_c=None, roce_load=None
+) -> list:
     """Health checks of every host of the fabric (hosts without NICs add none)."""
     limit = DEFAULT_MAX_TEMP_C if max_temp_c is None else float(max_temp_c)
     found = []
     for name in sorted(hosts or {}):
         found += host_health_checks(
-            name, hosts[name], (health or {}).get(name), supported_cables, limit
+            name,
+            hosts[name],
+            (health or {}).get(name),
+            supported_cables,
+            limit,
+            (roce_load or {}).get(name),
         )
     return found

@@ -17,6 +17,7 @@ import json
 import re
 
 from .checks import Checks
+from .packed import Unpacked
 
 VRRP_MAC_PREFIX = "00:00:5E:00:01:"
 PING_SUMMARY = re.compile(
@@ -42,8 +43,10 @@ def _first_lines(text: str, count: int = 3) -> str:
 
 
 # ---------------------------------------------------------------- targets
-def targets(structured: dict, host: str) -> dict:
-    """What `host` probes, from the structured configs of the host and of its switches."""
+def targets(structured, host: str) -> dict:
+    """What `host` probes, from the structured configs of the host and of its switches
+    (`structured`: device -> structured config, decoded or as validate.yml publishes it)."""
+    structured = Unpacked(structured)
     sc = structured[host]
     switches = [
         structured[p["peer"]]

@@ -39,6 +39,7 @@ RUN_SETTINGS = (
     "cxfab_nic_local_cpus",
     "cxfab_structured",
     "cxfab_switch_known_hosts",
+    "cxfab_switch_host_key_checking",
     "cxfab_switch_repair",
     "cxfab_switch_snapshot_dir",
     "cxfab_verify_dataplane",

@@ -371,7 +371,8 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
 
 
 # "dataplane" is also part of "hosts"; its own tag runs the probe through the pair alone.
-VERIFY_SECTIONS = ("switches", "hosts", "dataplane", "qos", "perf")
+# `health` (link, cable and card health) is part of `hosts`, or alone with verify_health.
+VERIFY_SECTIONS = ("switches", "hosts", "health", "dataplane", "qos", "perf")
 
 
 def sections_run(run_tags, skip_tags) -> list[str]:

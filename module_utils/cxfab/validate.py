@@ -38,8 +38,15 @@ class FabricError:
     rule: str = "schema"
 
     def __str__(self) -> str:
-        where = f"{self.path} (host {self.host})" if self.host else self.path
+        host = _printable(self.host) if self.host else None
+        where = f"{_printable(self.path)} (host {host})" if host else _printable(self.path)
         return f"{where}: {self.message}"
+
+
+def _printable(text: str) -> str:
+    """Text as is when it is plain printable ASCII, else its quoted repr: a hostile key
+    (a newline in a hostname) must not break the one-error-per-line output."""
+    return text if text.isascii() and text.isprintable() else repr(text)
 
 
 @dataclass
@@ -214,6 +221,11 @@ def validate_document(
     if undefined:
         document = {**document, "hosts": {n: v for n, v in hosts.items() if v is not None}}
     converted, problems = schema_problems(document)
+    hosts_node = schema.load()["hosts"]
+    problems += [
+        (path, message, "schema")
+        for path, message in checker.key_problems(hosts_node, undefined, ("hosts",))
+    ]
     errors += [_schema_error(*problem) for problem in problems]
     pruned = prune.prune(converted, [path for path, _, _ in problems], undefined)
     fabric = fabric_mod.normalise(pruned.document)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from . import workload_marking
 from .experiments import parsers
 from .experiments.plan import host_address
 
@@ -59,6 +60,7 @@ def plan_pair(
     rcat_file: str,
     rcat_out: str,
     cpus: dict | None = None,
+    marking: dict | None = None,
 ) -> list[dict]:
     """Every run of one host pair: server and client argv, in the order they run.
 
@@ -66,6 +68,8 @@ def plan_pair(
     client (it never crosses the network); then the references measured between
     the same hosts in the same run: iperf3 for TCP, ib_write_bw per size and qperf
     for RDMA; last, rcat streams a file whose sha256 must arrive intact.
+    `marking` (workload_marking.roce_marking) marks the RDMA runs of a lossless
+    RoCE VLAN with its ToS and GID; each such run's `marking` says how.
     """
     workloads = fabric["workloads"]
     server_ip = host_address(fabric["hosts"][pair["server"]], pair["vlan"])
@@ -84,7 +88,12 @@ def plan_pair(
     def add(run: dict) -> None:
         nonlocal port
         runs.append({"port": port, "size_bytes": None, **run})
+        if run["transport"] == "rdma" and marking:
+            runs[-1]["marking"] = workload_marking.describe(marking, run["tool"])
         port += 1
+
+    tos = ["--tos", str(int(marking["tos"]))] if marking else []
+    tos_words = " ".join(tos)  # digits only: safe inside rcat's sh -c line
 
     for transport in (t for t in transports if t != "shm"):
         for size in workloads["message_sizes"]:
@@ -95,7 +104,14 @@ def plan_pair(
                     "transport": transport,
                     "size_bytes": size,
                     "server": [*base, "--server", f"0.0.0.0:{port}", *common, *pin["server"]],
-                    "client": [*base, "--client", f"{server_ip}:{port}", *common, *pin["client"]],
+                    "client": [
+                        *base,
+                        "--client",
+                        f"{server_ip}:{port}",
+                        *common,
+                        *pin["client"],
+                        *(tos if transport == "rdma" else []),
+                    ],
                 }
             )
     if "shm" in transports:
@@ -128,15 +144,19 @@ def plan_pair(
         )
     if "rdma" in transports:
         for size in workloads["message_sizes"]:
-            perftest = ["ib_write_bw", "-R", "-F", "--report_gbits", "-s", str(size)]
+            perftest = ["ib_write_bw", "-F", "--report_gbits", "-s", str(size)]
             perftest += ["-D", str(duration), "-p", str(port)]
+            connect = {
+                side: workload_marking.perftest_connection(marking, side)
+                for side in ("server", "client")
+            }
             add(
                 {
                     "tool": "ib_write_bw",
                     "transport": "rdma",
                     "size_bytes": size,
-                    "server": perftest,
-                    "client": [*perftest, server_ip],
+                    "server": [perftest[0], *connect["server"], *perftest[1:]],
+                    "client": [perftest[0], *connect["client"], *perftest[1:], server_ip],
                 }
             )
         add(
@@ -173,7 +193,7 @@ def plan_pair(
                 "client": [
                     "sh",
                     "-c",
-                    f'exec "$0" --transport rdma --client {server_ip}:{port} < "$1"',
+                    f'exec "$0" --transport rdma --client {server_ip}:{port} {tos_words} < "$1"',
                     f"{bin_dir}/rcat",
                     rcat_file,
                 ],
@@ -185,6 +205,8 @@ def plan_pair(
 def run_result(run: dict, stdout: str) -> dict:
     """One line of the results: what ran and the bits per second it reached."""
     result = {k: run.get(k) for k in ("tool", "transport", "size_bytes")}
+    if run.get("marking"):
+        result["marking"] = run["marking"]
     if run["tool"] == "pingpong":
         data = pingpong_result(stdout)
         result["bits_per_second"] = 8 * float(data["bytes_per_s_client_to_server"])

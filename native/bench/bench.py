@@ -81,7 +81,14 @@ class Bench:
         self.total_bytes = total_bytes
 
     def pingpong(
-        self, transport: str, size: int, compute=False, pipeline=1, iterations=None, cpus=None
+        self,
+        transport: str,
+        size: int,
+        compute=False,
+        pipeline=1,
+        iterations=None,
+        cpus=None,
+        stream=False,
     ):
         if iterations is None:
             iterations = max(4, self.total_bytes // (2 * size))
@@ -100,6 +107,8 @@ class Bench:
         ]
         if compute:
             argv.append("--compute")
+        if stream:
+            argv.append("--stream")
         if cpus:
             argv += ["--cpus", cpus]
         return run_json(argv)
@@ -294,7 +303,7 @@ def measure(bench: Bench, with_lab: bool) -> dict:
                 }
             )
 
-    shm_memcpy = rows.shm_vs_memcpy(bench, results["sweep"])
+    shm_memcpy = rows.shm_vs_memcpy(bench, SWEEP_SIZES, results["sweep"])
     ratios["shm_vs_memcpy"] = shm_memcpy["ratio"]
     details["shm_vs_memcpy"] = shm_memcpy
     results["latency"] = rows.latency(bench)
@@ -372,7 +381,8 @@ def markdown(report: dict, plots: list[str]) -> str:
         "tcp_vs_iperf3": "pingpong TCP loopback (4 MiB, no compute, stop-and-wait; bytes of "
         "both directions) vs iperf3 one stream one way, same bytes",
         "shm_vs_tcp": "shared memory (one copy per message) vs our TCP loopback (information)",
-        "shm_vs_memcpy": "shm pingpong vs memcpy of the same size: worst of the sweep sizes",
+        "shm_vs_memcpy": "shm one way (--stream, 4 in flight, pinned) vs memcpy of the same "
+        "size: worst of the sweep sizes",
         "rcat_double_over_single": "TCP rcat, 64 MiB: --pipeline 2 vs 1 (information)",
         "shm_zc_vs_tcp": "zero-copy shared memory vs TCP (ceiling, nothing copied)",
         "stencil_vs_memcpy": "stencil bytes/s vs memcpy of the same buffer, same process",
@@ -422,13 +432,15 @@ def markdown(report: dict, plots: list[str]) -> str:
         "",
         "## shm against memcpy per size (target >= 0.8 at every size)",
         "",
-        "| size | shm [GB/s] | memcpy [GB/s] | ratio |",
-        "|---:|---:|---:|---:|",
+        "| size | shm one way [GB/s] | memcpy [GB/s] | ratio | round trip / memcpy (before) |",
+        "|---:|---:|---:|---:|---:|",
     ]
     for size, r in details["shm_vs_memcpy"]["per_size"].items():
+        before = r["round_trip_ratio"]
         lines.append(
             f"| {int(size) // 1024} KiB | {r['shm_bytes_per_s'] / 1e9:.2f} | "
-            f"{r['memcpy_bytes_per_s'] / 1e9:.2f} | {r['ratio']:.2f} |"
+            f"{r['memcpy_bytes_per_s'] / 1e9:.2f} | {r['ratio']:.2f} | "
+            f"{'-' if before is None else f'{before:.3f}'} |"
         )
     lat, rc = res["latency"], res["rcat"]
     lines += [

@@ -7,7 +7,12 @@
  * while band k+1 is still on the wire, and the client sends band k-1 of the
  * next step as soon as bands k-2..k of this step are back. N = 1 is the
  * seed's stop-and-wait. The arithmetic is per cell, so every N, transport and
- * ISA gives the same final grid. */
+ * ISA gives the same final grid.
+ *
+ * --stream measures the transport alone, one way: the client sends the grid
+ * `iterations` times with N messages in flight and nothing comes back until the
+ * server has them all. A round trip costs two wake-ups of a sleeping peer, which
+ * on a shared machine dwarf the copies; a stream pays them once. */
 #define _GNU_SOURCE
 #include "common.h"
 #include "options.h"
@@ -26,9 +31,10 @@
 
 #define APP_PINGPONG 1
 #define SESSION_COMPUTE 1u
+#define SESSION_STREAM 2u
 #define DEFAULT_ADDR "0.0.0.0:7471"
 
-enum msg_kind { MSG_BAND = 1, MSG_RESULT = 2, MSG_STATS = 3 };
+enum msg_kind { MSG_BAND = 1, MSG_RESULT = 2, MSG_STATS = 3, MSG_STREAM = 4 };
 
 struct band_header {
     uint32_t kind;
@@ -48,8 +54,8 @@ struct config {
     bool server;
     const char *client_addr;
     bool loopback;
-    uint64_t size, iterations, pipeline, timeout;
-    bool compute, json;
+    uint64_t size, iterations, pipeline, timeout, tos;
+    bool compute, json, stream;
     const char *cpus;
     int isa;
     const char *dump;
@@ -68,6 +74,8 @@ static const struct opt_spec options[] = {
      "grid buffer size; the grid is the largest n x n doubles that fit, n % 8 == 0"},
     {"iterations", "N", OPT_UINT, OFF(iterations), 0, 1, 1000000000, NULL, "round trips"},
     {"compute", "", OPT_FLAG, OFF(compute), 0, 0, 0, NULL, "run the stencil (else echo only)"},
+    {"stream", "", OPT_FLAG, OFF(stream), 0, 0, 0, NULL,
+     "send the grid one way `iterations` times, --pipeline in flight (no compute)"},
     {"pipeline", "N", OPT_UINT, OFF(pipeline), 0, 1, MAX_SLOTS, NULL,
      "in-flight buffers per direction (1 = stop-and-wait)"},
     {"cpus", "LIST", OPT_STRING, OFF(cpus), 0, 0, 0, NULL,
@@ -75,6 +83,8 @@ static const struct opt_spec options[] = {
     {"isa", "NAME", OPT_CHOICE, OFF(isa), 0, 0, 0, isa_names, "stencil instruction set"},
     {"timeout", "SECONDS", OPT_UINT, OFF(timeout), 0, 1, 3600, NULL,
      "a peer silent this long is reported as gone"},
+    {"tos", "BYTE", OPT_UINT, OFF(tos), 0, 0, 255, NULL,
+     "rdma client: IP ToS byte of the RoCE packets (DSCP x 4), set through RDMA-CM"},
     {"json", "", OPT_FLAG, OFF(json), 0, 0, 0, NULL, "print one JSON object instead of a table"},
     {"dump", "FILE", OPT_STRING, OFF(dump), 0, 0, 0, NULL,
      "client: write the final grid as raw little-endian doubles"},
@@ -103,11 +113,51 @@ static size_t slot_bytes_for(int n, int bands)
 
 /* ---------------------------------------------------------------- server */
 
+static int send_stats(struct transport *t, int isa, struct cpu_usage start)
+{
+    struct cpu_usage used = cpu_usage_since(start);
+    struct stats_msg stats = {.kind = MSG_STATS, .isa = (uint32_t)isa, .user_s = used.user_s,
+                              .sys_s = used.sys_s};
+    void *out;
+    if (t->ops->acquire_send(t, &out) != 0)
+        return -1;
+    memcpy(out, &stats, sizeof(stats));
+    if (t->ops->post_send(t, sizeof(stats)) != 0 || t->ops->flush(t) != 0)
+        return -1;
+    return 0;
+}
+
+/* --stream: take `iterations` grids, answer once with the statistics. */
+static int serve_stream(struct transport *t)
+{
+    const struct session *s = &t->session;
+    size_t want = sizeof(struct band_header) + (size_t)s->grid_n * s->grid_n * sizeof(double);
+    struct cpu_usage start = cpu_usage_self();
+    for (uint64_t m = 0; m < s->iterations; m++) {
+        void *in;
+        size_t len;
+        if (t->ops->recv(t, &in, &len) != 0)
+            return -1;
+        struct band_header hdr;
+        memcpy(&hdr, in, sizeof(hdr));
+        if (hdr.kind != MSG_STREAM || len != want)
+            return err_msg("recv: malformed stream message (kind %u, %zu bytes of %zu)",
+                           hdr.kind, len, want);
+        if (t->ops->release_recv(t) != 0)
+            return -1;
+    }
+    return send_stats(t, ISA_SCALAR, start);
+}
+
 static int serve(struct transport *t, int local_isa)
 {
     const struct session *s = &t->session;
     if (s->app != APP_PINGPONG)
         return err_msg("client is not pingpong (app %u)", s->app);
+    if (s->flags & SESSION_STREAM)
+        return s->grid_n >= 8 && slot_bytes_for((int)s->grid_n, 1) <= s->slot_bytes
+                   ? serve_stream(t)
+                   : err_msg("client stream session is inconsistent (grid %u)", s->grid_n);
     int n = (int)s->grid_n, bands = s->slots;
     if (n < 8 || bands > n || slot_bytes_for(n, bands) > s->slot_bytes)
         return err_msg("client session is inconsistent (grid %d, pipeline %d)", n, bands);
@@ -147,16 +197,7 @@ static int serve(struct transport *t, int local_isa)
             t->ops->post_send(t, sizeof(hdr) + (size_t)(hi - lo) * n * sizeof(double)) != 0)
             goto out;
     }
-    struct cpu_usage used = cpu_usage_since(start);
-    struct stats_msg stats = {.kind = MSG_STATS, .isa = (uint32_t)isa, .user_s = used.user_s,
-                              .sys_s = used.sys_s};
-    void *out;
-    if (t->ops->acquire_send(t, &out) != 0)
-        goto out;
-    memcpy(out, &stats, sizeof(stats));
-    if (t->ops->post_send(t, sizeof(stats)) != 0 || t->ops->flush(t) != 0)
-        goto out;
-    rc = 0;
+    rc = send_stats(t, isa, start);
 out:
     free(zero_row);
     return rc;
@@ -189,8 +230,63 @@ static int send_band(struct client_state *c, int k, uint32_t step)
     return c->t->ops->post_send(c->t, sizeof(hdr) + payload);
 }
 
+/* The server's CPU use and ISA: its last message, sent once it has everything. */
+static int recv_stats(struct transport *t, struct result *res)
+{
+    void *buf;
+    size_t len;
+    if (t->ops->recv(t, &buf, &len) != 0)
+        return -1;
+    struct stats_msg stats;
+    if (len != sizeof(stats))
+        return err_msg("recv: expected the server's statistics (%zu bytes)", len);
+    memcpy(&stats, buf, sizeof(stats));
+    if (stats.kind != MSG_STATS)
+        return err_msg("recv: expected the server's statistics (kind %u)", stats.kind);
+    res->server.user_s = stats.user_s;
+    res->server.sys_s = stats.sys_s;
+    res->isa_used = (int)stats.isa;
+    return t->ops->release_recv(t);
+}
+
+/* --stream: the grid `iterations` times one way (untouched, as without --compute),
+ * --pipeline messages in flight; the server's statistics are its acknowledgement. */
+static int run_stream(struct transport *t, const struct config *cfg, int n, struct result *res)
+{
+    size_t len = sizeof(struct band_header) + (size_t)n * n * sizeof(double);
+    double *grid = alloc_aligned((size_t)n * n * sizeof(double));
+    if (grid == NULL)
+        return -1;
+    grid_init(grid, n);
+    int rc = -1;
+    double start = now_seconds();
+    struct cpu_usage usage0 = cpu_usage_self();
+    for (uint64_t m = 0; m < cfg->iterations; m++) {
+        void *buf;
+        if (t->ops->acquire_send(t, &buf) != 0)
+            goto out;
+        struct band_header hdr = {MSG_STREAM, 0, (uint32_t)n, (uint32_t)m};
+        memcpy(buf, &hdr, sizeof(hdr));
+        if (t->ops->post_send(t, len) != 0)
+            goto out;
+    }
+    if (recv_stats(t, res) != 0)
+        goto out;
+    res->wall_s = now_seconds() - start;
+    res->client = cpu_usage_since(usage0);
+    res->bytes_c2s = cfg->iterations * len;
+    res->bytes_s2c = 0;
+    res->checksum = grid_checksum(grid, (size_t)n * n);
+    rc = 0;
+out:
+    free(grid);
+    return rc;
+}
+
 static int run_client(struct transport *t, const struct config *cfg, int n, struct result *res)
 {
+    if (cfg->stream)
+        return run_stream(t, cfg, n, res);
     struct client_state c = {.t = t, .n = n, .bands = (int)cfg->pipeline,
                              .compute = cfg->compute};
     c.grid = alloc_aligned((size_t)n * n * sizeof(double));
@@ -236,20 +332,8 @@ static int run_client(struct transport *t, const struct config *cfg, int n, stru
     res->client = cpu_usage_since(usage0);
     res->bytes_c2s = c.bytes_sent;
     res->bytes_s2c = received;
-    void *buf;
-    size_t len;
-    if (t->ops->recv(t, &buf, &len) != 0)
+    if (recv_stats(t, res) != 0)
         goto out;
-    struct stats_msg stats;
-    memcpy(&stats, buf, sizeof(stats));
-    if (len != sizeof(stats) || stats.kind != MSG_STATS) {
-        err_msg("recv: expected the server's statistics");
-        goto out;
-    }
-    t->ops->release_recv(t);
-    res->server.user_s = stats.user_s;
-    res->server.sys_s = stats.sys_s;
-    res->isa_used = (int)stats.isa;
     res->checksum = grid_checksum(c.grid, (size_t)n * n);
     if (cfg->dump != NULL) {
         FILE *f = fopen(cfg->dump, "wb");
@@ -279,6 +363,7 @@ static void print_result(const struct config *cfg, int n, const struct result *r
     if (cfg->json) {
         printf("{\"transport\": \"%s\", \"size_bytes\": %" PRIu64 ", \"grid_n\": %d, "
                "\"iterations\": %" PRIu64 ", \"pipeline\": %" PRIu64 ", \"compute\": %s, "
+               "\"stream\": %s, "
                "\"isa\": \"%s\", \"bytes_client_to_server\": %" PRIu64 ", "
                "\"bytes_server_to_client\": %" PRIu64 ", \"wall_s\": %.6f, "
                "\"bytes_per_s_client_to_server\": %.1f, \"bytes_per_s_server_to_client\": %.1f, "
@@ -287,7 +372,8 @@ static void print_result(const struct config *cfg, int n, const struct result *r
                "\"server\": {\"user_s\": %.3f, \"sys_s\": %.3f}}, "
                "\"checksum\": \"%016" PRIx64 "\"%s%s}\n",
                transport, cfg->size, n, cfg->iterations, cfg->pipeline,
-               cfg->compute ? "true" : "false", isa_names[r->isa_used], r->bytes_c2s,
+               cfg->compute ? "true" : "false", cfg->stream ? "true" : "false",
+               isa_names[r->isa_used], r->bytes_c2s,
                r->bytes_s2c, r->wall_s, c2s, s2c, c2s + s2c,
                r->wall_s / (double)cfg->iterations, r->client.user_s, r->client.sys_s,
                r->server.user_s, r->server.sys_s, r->checksum,
@@ -344,10 +430,13 @@ static int client_role(const struct config *cfg, const char *addr, int n)
         return rc == TRANSPORT_UNAVAILABLE ? EXIT_SKIP : 1;
     t->session = (struct session){
         .magic = SESSION_MAGIC, .version = SESSION_VERSION, .app = APP_PINGPONG,
-        .isa = (uint8_t)cfg->isa, .flags = cfg->compute ? SESSION_COMPUTE : 0,
-        .slot_bytes = (uint32_t)slot_bytes_for(n, (int)cfg->pipeline),
+        .isa = (uint8_t)cfg->isa,
+        .flags = (uint8_t)((cfg->compute ? SESSION_COMPUTE : 0) | (cfg->stream ? SESSION_STREAM : 0)),
+        .slot_bytes = (uint32_t)slot_bytes_for(n, cfg->stream ? 1 : (int)cfg->pipeline),
         .slots = (uint16_t)cfg->pipeline, .grid_n = (uint32_t)n,
         .iterations = (uint32_t)cfg->iterations};
+    if (cfg->tos != TOS_UNSET)
+        t->tos = (int)cfg->tos;
     struct result res = {0};
     rc = 1;
     if (t->ops->connect(t, addr) != 0 || run_client(t, cfg, n, &res) != 0)
@@ -427,7 +516,7 @@ int main(int argc, char **argv)
 {
     g_prog = "pingpong";
     struct config cfg = {.size = 4u << 20, .iterations = 100, .pipeline = 1, .timeout = 30,
-                         .isa = ISA_AUTO, .server_addr = ""};
+                         .isa = ISA_AUTO, .server_addr = "", .tos = TOS_UNSET};
     const char *synopsis = "--transport tcp|shm|shm-zc|rdma|smc|rsocket (--server [ADDR:PORT] | --client "
                            "ADDR:PORT | --loopback) [options]";
     int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
@@ -442,8 +531,16 @@ int main(int argc, char **argv)
         err_msg("choose exactly one of --server, --client, --loopback (see --help)");
         return EXIT_USAGE;
     }
+    if (cfg.stream && cfg.compute) {
+        err_msg("--stream sends the grid untouched: it takes no --compute");
+        return EXIT_USAGE;
+    }
+    if (transport_check_tos(transport_names[cfg.transport], cfg.tos,
+                            cfg.client_addr != NULL || cfg.loopback) != 0)
+        return EXIT_USAGE;
     int n = grid_side_for_bytes(cfg.size);
-    if (cfg.pipeline > (uint64_t)n / 2) {
+    /* Bands need rows; a stream's in-flight messages are whole grids (MAX_SLOTS caps them). */
+    if (!cfg.stream && cfg.pipeline > (uint64_t)n / 2) {
         err_msg("--pipeline: %" PRIu64 " bands do not fit a %d-row grid (at most %d)",
                 cfg.pipeline, n, n / 2);
         return EXIT_USAGE;

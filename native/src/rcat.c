@@ -26,7 +26,7 @@ struct config {
     const char *server_addr;
     bool server;
     const char *client_addr;
-    uint64_t size, pipeline, timeout;
+    uint64_t size, pipeline, timeout, tos;
     bool json;
 };
 
@@ -43,6 +43,8 @@ static const struct opt_spec options[] = {
      "chunks in flight (2 = double buffering)"},
     {"timeout", "SECONDS", OPT_UINT, OFF(timeout), 0, 1, 3600, NULL,
      "a peer silent this long is reported as gone"},
+    {"tos", "BYTE", OPT_UINT, OFF(tos), 0, 0, 255, NULL,
+     "rdma client: IP ToS byte of the RoCE packets (DSCP x 4), set through RDMA-CM"},
     {"json", "", OPT_FLAG, OFF(json), 0, 0, 0, NULL, "print statistics as JSON on stderr"},
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -138,7 +140,8 @@ static int send_stream(struct transport *t, const struct config *cfg)
 int main(int argc, char **argv)
 {
     g_prog = "rcat";
-    struct config cfg = {.size = 1u << 20, .pipeline = 2, .timeout = 30, .server_addr = ""};
+    struct config cfg = {.size = 1u << 20, .pipeline = 2, .timeout = 30, .server_addr = "",
+                         .tos = TOS_UNSET};
     const char *synopsis =
         "--transport rdma|tcp (--server [ADDR:PORT] > out | --client ADDR:PORT < in) [options]";
     int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
@@ -152,6 +155,8 @@ int main(int argc, char **argv)
         err_msg("choose exactly one of --server, --client (see --help)");
         return EXIT_USAGE;
     }
+    if (transport_check_tos(transport_names[cfg.transport], cfg.tos, cfg.client_addr != NULL))
+        return EXIT_USAGE;
     signal(SIGPIPE, SIG_IGN);
     struct transport *t = NULL;
     rc = transport_create(transport_names[cfg.transport], (double)cfg.timeout, &t);
@@ -178,6 +183,8 @@ int main(int argc, char **argv)
         t->session = (struct session){.magic = SESSION_MAGIC, .version = SESSION_VERSION,
                                       .app = APP_RCAT, .slot_bytes = (uint32_t)cfg.size,
                                       .slots = (uint16_t)cfg.pipeline};
+        if (cfg.tos != TOS_UNSET)
+            t->tos = (int)cfg.tos;
         if (t->ops->connect(t, cfg.client_addr) != 0 || send_stream(t, &cfg) != 0)
             goto out;
     }

@@ -24,7 +24,22 @@ int transport_create(const char *name, double idle_timeout_s, struct transport *
         rc = rsocket_transport_create(out);
     else
         return err_msg("unknown transport '%s'", name);
-    if (rc == TRANSPORT_OK)
+    if (rc == TRANSPORT_OK) {
         (*out)->idle_timeout_s = idle_timeout_s;
+        (*out)->tos = -1;
+    }
     return rc;
+}
+
+int transport_check_tos(const char *name, uint64_t tos, int client)
+{
+    if (tos == TOS_UNSET)
+        return 0;
+    /* Only RDMA-CM takes a ToS per connection here; TCP would need IP_TOS, not wired. */
+    if (strcmp(name, "rdma") != 0)
+        return err_msg("--tos: only --transport rdma sets a ToS (RDMA-CM), not %s", name);
+    /* The passive side's QP follows the path of the client's connection request. */
+    if (!client)
+        return err_msg("--tos: a client option (the server answers on the client's path)");
+    return 0;
 }

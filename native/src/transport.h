@@ -62,9 +62,15 @@ struct transport {
     const struct transport_ops *ops;
     struct session session;
     double idle_timeout_s; /* a peer silent for this long is reported as gone */
+    /* rdma client: IP ToS byte (DSCP << 2) asked of RDMA-CM, so a lossless fabric
+     * classifies the RoCE packets into its PFC priority; -1 = the kernel default. */
+    int tos;
 };
 
 enum { TRANSPORT_OK = 0, TRANSPORT_ERROR = -1, TRANSPORT_UNAVAILABLE = 1 };
+
+/* --tos not given (the option's range is 0..255). */
+#define TOS_UNSET UINT64_MAX
 
 /* Names accepted by --transport, NULL-terminated. */
 extern const char *const transport_names[];
@@ -72,6 +78,9 @@ extern const char *const transport_names[];
 /* Creates the named back-end. Returns TRANSPORT_UNAVAILABLE (message printed)
  * when it cannot exist on this machine (no RDMA device). */
 int transport_create(const char *name, double idle_timeout_s, struct transport **out);
+
+/* 0 when --tos fits the role and transport (an rdma client), else -1 after saying why. */
+int transport_check_tos(const char *name, uint64_t tos, int client);
 
 int tcp_transport_create(struct transport **out);
 int shm_transport_create(struct transport **out, int zero_copy);

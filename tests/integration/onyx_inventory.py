@@ -86,9 +86,17 @@ def fabric(ports: list[int]) -> dict:
     return data
 
 
-def write(directory: Path, data: dict) -> Path:
-    """Write hosts.yml + group_vars/all/fabric.yml; returns the inventory directory."""
+def write(directory: Path, data: dict, known_hosts: Path | None = None) -> Path:
+    """Write hosts.yml + group_vars/all/fabric.yml; returns the inventory directory.
+
+    `known_hosts`: the file holding the pair's SSH host keys, named in
+    group_vars/switches (without it the role checks the operator's default file)."""
     (directory / "group_vars" / "all").mkdir(parents=True, exist_ok=True)
+    switch_vars = directory / "group_vars" / "switches" / "ssh.yml"
+    switch_vars.unlink(missing_ok=True)
+    if known_hosts is not None:
+        switch_vars.parent.mkdir(parents=True, exist_ok=True)
+        switch_vars.write_text(f"cxfab_switch_known_hosts: {known_hosts}\n", encoding="utf-8")
     hosts = {
         "all": {
             "children": {

@@ -163,6 +163,20 @@ def test_allow_psid_change_is_an_explicit_opt_in(lab):
     )
 
 
+def test_mlxfwmanager_burns_an_older_image_only_when_forced(lab):
+    image = lab.image("LNV2190110032", "12.20.1010")
+    update = ("mlxfwmanager", "-d", "65:00.0", "-i", str(image), "-u", "-y")
+    before = lab.card_bytes()
+    plain = lab.run(*update, check=0).stdout
+    assert "Status:           Up to date" in plain
+    assert "All listed device(s) firmware images are up to date." in plain
+    assert lab.card_bytes() == before
+    forced = lab.run(*update, "-f", check=0).stdout
+    assert "Status:           Forced update required" in forced
+    assert "Perform FW update?" not in forced and "Updating FW ..." in forced
+    assert "FW Version:            12.20.1010\n" in lab.run("mstflint", "-d", "65:00.0", "q").stdout
+
+
 def test_burn_is_pending_until_mstfwreset(lab):
     image = lab.image("LNV2190110032", "12.28.1002")
     out = lab.run("mstflint", "-d", "65:00.0", "-i", str(image), "-y", "burn", check=0).stdout

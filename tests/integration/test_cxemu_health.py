@@ -155,7 +155,9 @@ def checks(tmp_path_factory):
 def test_third_party_cable_fails_with_the_opcode_text_and_the_cable(checks):
     link = checks["link.cxb0.diag"]
     assert link["status"] == "fail"
-    assert link["observed"] == "module not supported (opcode 1036), cable OPTCORE Q-100G-DAC-P2M"
+    assert link["observed"] == (
+        "module's PMD type is not enabled (opcode 1036), cable OPTCORE Q-100G-DAC-P2M"
+    )
     assert "Connected wrong module type. Change to a different module type." in link["message"]
     cable = checks["cable.cxb0.supported"]
     assert cable["status"] == "warn" and "OPTCORE Q-100G-DAC-P2M" in cable["message"]

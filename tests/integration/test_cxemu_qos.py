@@ -6,6 +6,7 @@ shaper falls back to u32 (the guest kernel has flower).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -159,6 +160,10 @@ def test_ratelimit_programs_kernel_shaper(qos_state, netns):
     ).stdout
     assert "class htb 1:11 root prio 0 rate 5Gbit ceil 5Gbit" in classes
     assert "class htb 1:17 root prio 0 rate 30Gbit" in classes
+    # 50 ms of tokens per class, so late guest timers do not cost the class its rate.
+    burst = re.search(r"class htb 1:11 .* burst (\d+)([KM]?)b", classes)
+    scale = {"": 1, "K": 1000, "M": 1_000_000}[burst.group(2)]
+    assert int(burst.group(1)) * scale == 5_000_000_000 // 8 // 20
     qdisc = subprocess.run(
         ["ip", "netns", "exec", netns, "tc", "qdisc", "show", "dev", "cxq0"],
         capture_output=True,

@@ -43,6 +43,9 @@ def build():
         (["--loopback", "--size", "4K", "--pipeline", "9"], "--pipeline: 9 bands do not fit"),
         (["--client", "127.0.0.1"], "address '127.0.0.1' has no port"),
         (["stray"], "unexpected argument 'stray'"),
+        (["--client", "x:1", "--transport", "rdma", "--tos", "256"], "--tos: 256 is out of range"),
+        (["--loopback", "--tos", "104"], "--tos: only --transport rdma sets a ToS"),
+        (["--server", "--transport", "rdma", "--tos", "104"], "--tos: a client option"),
     ],
 )
 def test_pingpong_rejects_bad_options(build, args, message):
@@ -71,6 +74,8 @@ def test_unreachable_server_names_the_call(build):
         (["--server", "--client", "x:1"], "choose exactly one of --server, --client"),
         (["--client", "x:1", "--size", "1K"], "--size: 1024 is out of range"),
         (["--client", "x:1", "--transport", "ib"], "--transport: 'ib' is not one of"),
+        (["--client", "x:1", "--transport", "tcp", "--tos", "104"], "--tos: only --transport rdma"),
+        (["--server", "--transport", "rdma", "--tos", "104"], "--tos: a client option"),
     ],
 )
 def test_rcat_rejects_bad_options(build, args, message):
@@ -101,7 +106,9 @@ def test_help_lists_every_option_with_ranges(build, program):
             "--isa NAME",
             "--json",
             "--timeout SECONDS",
+            "--tos BYTE",
         ):
             assert option in proc.stdout
+        assert "(DSCP x 4), set through RDMA-CM [0..255]" in proc.stdout
         assert "{tcp|shm|shm-zc|rdma|smc|rsocket}" in proc.stdout
         assert "{scalar|avx2|avx512|auto}" in proc.stdout

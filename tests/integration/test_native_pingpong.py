@@ -178,3 +178,27 @@ def test_rdma_without_device_exits_77(pingpong):
     proc = run([pingpong, "--loopback", "--transport", "rdma", *SMALL])
     assert proc.returncode == 77
     assert "no RDMA device" in proc.stderr
+
+
+def test_stream_moves_the_grid_one_way_with_messages_in_flight(pingpong):
+    idle = run_json([pingpong, "--loopback", "--transport", "tcp", "--json", *SMALL])
+    for transport in ("tcp", "shm", "shm-zc"):
+        stream = ["--stream", "--pipeline", "4", "--json", *SMALL]
+        out = run_json([pingpong, "--loopback", "--transport", transport, *stream])
+        n = out["grid_n"]
+        assert out["stream"] is True and out["pipeline"] == 4
+        # Each message: the whole grid and its 16-byte header; nothing comes back.
+        assert out["bytes_client_to_server"] == 20 * (n * n * 8 + 16)
+        assert out["bytes_server_to_client"] == 0
+        assert out["bytes_per_s_total"] == pytest.approx(out["bytes_per_s_client_to_server"])
+        assert out["checksum"] == idle["checksum"]  # the grid travels untouched
+    assert idle["stream"] is False
+    # A stream's in-flight messages are whole grids: more of them than the grid has rows/2.
+    deep = [pingpong, "--loopback", "--transport", "shm", "--stream", "--pipeline", "64"]
+    assert run_json([*deep, "--json", "--size", "64K", "--iterations", "100"])["pipeline"] == 64
+
+
+def test_stream_refuses_compute(pingpong):
+    proc = run([pingpong, "--loopback", "--transport", "tcp", "--stream", "--compute", *SMALL])
+    assert proc.returncode == 2
+    assert "--stream sends the grid untouched: it takes no --compute" in proc.stderr

@@ -2,7 +2,10 @@
 
 Both need what this machine may lack: AF_SMC needs a kernel with CONFIG_SMC, rsockets
 an RDMA device. Without them the transport exits 77 with the reason and the tests
-that need a connection skip with that reason (the lab runs them for real).
+that need a connection skip with that reason. The development machines' kernel has
+neither, so there only the exit-77 tests run; these loopback tests do not run in the
+lab. The connected cases run between the lab's guests (Debian 6.1 kernel: CONFIG_SMC=m,
+soft-RoCE) in tests/system/test_native_rdma.py.
 """
 
 import json

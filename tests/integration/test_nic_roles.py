@@ -57,13 +57,15 @@ class Lab:
         self.root = root
         self.state = root / "cxemu"
         self.inventory = root / "inventory"
-        self.remote = root / "remote"  # nic_firmware_remote_dir on the "host"
+        # The "host"'s Ansible temporary directory: the image is shipped there for a burn.
+        self.remote = root / "remote"
         self.reset_log = root / "fwreset.log"
         self.env = dict(os.environ)
         self.env.update(
             PATH=f"{EMU_BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}",
             CXEMU_STATE_DIR=str(self.state),
             ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
+            ANSIBLE_REMOTE_TMP=str(self.remote),
             ANSIBLE_NOCOLOR="1",
             ANSIBLE_FORCE_COLOR="0",
         )
@@ -103,7 +105,6 @@ class Lab:
             "ansible_connection": "local",
             "ansible_python_interpreter": sys.executable,
             "ansible_become": False,
-            "nic_firmware_remote_dir": str(self.remote),
             "nic_firmware_fwreset_path": str(self.fwreset),
             "nic_link_type_fwreset_path": str(self.fwreset),
             "cxfab_host": {"mgmt_interface": "eno1", "nics": nics},
@@ -125,6 +126,9 @@ class Lab:
             timeout=240,
         )
         return Run(proc.returncode, proc.stdout + proc.stderr)
+
+    def images_left_on_host(self) -> list[Path]:
+        return sorted(self.remote.rglob("*.bin")) if self.remote.exists() else []
 
     def resets(self) -> list[str]:
         if not self.reset_log.exists():
@@ -183,9 +187,9 @@ def test_seed_state_burn_activate_then_idempotent(lab):
     card = lab.card()
     assert card["firmware"]["flash"] == TARGET and card["firmware"]["running"] == TARGET
     assert card["psid"] == OEM_PSID
-    assert first.changed >= 2  # copy + burn (+ queued activation)
+    assert first.changed >= 2  # burn + queued activation
     assert lab.resets() == [f"-d {BDF} -y reset"]
-    assert (lab.remote / "fw-12.28.1002.bin").exists()
+    assert not lab.images_left_on_host()  # shipped for the burn, removed after it
     assert f"burn {OEM_PSID} {TARGET} over {OEM_PSID} 12.23.1020" in first.output
 
     second = lab.play(FIRMWARE_ONLY)
@@ -215,7 +219,7 @@ def test_sha256_mismatch_refused_nothing_copied(lab):
     assert run.rc != 0 and run.failed == 1
     assert "cxfab_host.nics[0].firmware: sha256 mismatch" in run.output
     assert digest in run.output and wrong in run.output
-    assert not lab.remote.exists()
+    assert not lab.images_left_on_host()
     assert lab.card()["firmware"]["flash"] == "12.23.1020"
 
 
@@ -226,7 +230,7 @@ def test_sha256_checked_again_on_the_host(lab):
     lab.remote.mkdir()
     remote = lab.remote / "fw-12.28.1002.bin"
     remote.write_text("tampered")
-    # The role's copy step would restore the file: call the module on the tampered copy.
+    # The role ships a fresh copy for each burn: call the module on the tampered copy.
     direct = (
         "- name: Burn from a tampered host copy\n"
         "  hosts: hosts\n"
@@ -251,10 +255,11 @@ def test_check_mode_reports_and_changes_nothing(lab):
     before = lab.card()
     run = lab.play(BOTH_ROLES, "--check")
     assert run.rc == 0, run.output
-    assert f"would burn {TARGET} over 12.23.1020" in run.output
+    # The image is shipped in check mode too (and removed): its PSID is checked.
+    assert f"would burn {OEM_PSID} {TARGET} over {OEM_PSID} 12.23.1020" in run.output
     assert "would set LINK_TYPE_P2=2" in run.output
     assert lab.card() == before
-    assert not lab.remote.exists()
+    assert not lab.images_left_on_host()
     assert lab.resets() == []
 
 
@@ -293,6 +298,48 @@ def test_unsupported_port_fails_clearly(lab):
     assert run.rc != 0
     assert "does not report LINK_TYPE_P3" in run.output
     assert lab.resets() == []
+
+
+def test_nv_config_pins_set_with_the_ports_in_one_call_and_one_activation(lab):
+    pins = {"SRIOV_EN": "True", "NUM_OF_VFS": "8", "KEEP_IB_LINK_UP_P1": "False"}
+    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": PORTS_ETH, "nv_config": pins}])
+    before = lab.card()
+    checked = lab.play(BOTH_ROLES, "--check", "--diff")
+    assert checked.rc == 0, checked.output
+    # Only what Next Boot lacks, in one set (KEEP_IB_LINK_UP_P1 is False already).
+    assert "would set LINK_TYPE_P2=2 NUM_OF_VFS=8 SRIOV_EN=True (Next Boot)" in checked.output
+    assert "+SRIOV_EN: True" in checked.output and "-SRIOV_EN: False(0)" in checked.output
+    assert lab.card() == before and lab.resets() == []
+
+    first = lab.play(BOTH_ROLES)
+    assert first.rc == 0, first.output
+    config = lab.card()["config"]
+    assert config["SRIOV_EN"] == {"current": 1, "default": 0, "next": 1}
+    assert config["NUM_OF_VFS"]["current"] == 8 and config["LINK_TYPE_P2"]["current"] == 2
+    assert lab.resets() == [f"-d {BDF} -y reset"]  # one activation for ports and pins
+
+    second = lab.play(BOTH_ROLES)
+    assert second.rc == 0 and second.changed == 0, second.output
+    assert len(lab.resets()) == 1
+
+
+def test_nv_config_in_next_boot_only_activates_and_unsupported_sets_nothing(lab):
+    lab.admin("set", "-d", BDF, "config.NUM_OF_VFS.next=4")
+    pinned = {"name": "cx4", "pci": BDF, "ports": [], "nv_config": {"NUM_OF_VFS": "4"}}
+    lab.write_inventory([pinned])
+    run = lab.play(BOTH_ROLES)
+    assert run.rc == 0, run.output
+    assert "Next Boot already as desired, activation pending" in run.output
+    assert lab.card()["config"]["NUM_OF_VFS"]["current"] == 4
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+
+    pins = {"NUM_OF_VFS": "2", "PF_NUM_OF_VF": "4"}  # a ConnectX-4 has no PF_NUM_OF_VF
+    lab.write_inventory([{"name": "cx4", "pci": BDF, "ports": [], "nv_config": pins}])
+    refused = lab.play(BOTH_ROLES)
+    assert refused.rc != 0
+    assert "nv_config.PF_NUM_OF_VF" in refused.output and "does not support it" in refused.output
+    assert lab.card()["config"]["NUM_OF_VFS"]["next"] == 4  # nothing was set
+    assert len(lab.resets()) == 1
 
 
 def test_no_reboot_allowed_reports_pending_activation(tmp_path):
@@ -337,3 +384,26 @@ def test_mft_manager_only_host(lab, tmp_path):
     assert lab.resets() == [f"-d {BDF} -y reset"]
     again = lab.play(BOTH_ROLES)
     assert again.rc == 0 and again.changed == 0, again.output
+
+
+def test_mft_manager_only_host_downgrades_only_with_the_opt_in(lab, tmp_path):
+    # The emulated mlxfwmanager, like MFT's, burns an older image only when forced.
+    mft = tmp_path / "mft-bin"
+    mft.mkdir()
+    for tool in ("mlxfwmanager", "mstfwreset"):
+        (mft / tool).symlink_to(EMU_BIN / tool)
+    lab.env["PATH"] = f"{mft}:{Path(sys.executable).parent}:/usr/bin:/bin"
+    older = "12.20.1010"
+    image, digest = lab.image("fw-12.20.1010.bin", OEM_PSID, older)
+    lab.write_inventory([nic(image, digest, version=older)])
+
+    refused = lab.play(FIRMWARE_ONLY)
+    assert refused.rc != 0 and "downgrade refused" in refused.output, refused.output
+    assert lab.card()["firmware"]["flash"] == "12.23.1020"
+
+    lab.write_inventory([nic(image, digest, version=older)], nic_firmware_allow_downgrade=True)
+    allowed = lab.play(FIRMWARE_ONLY)
+    assert allowed.rc == 0, allowed.output
+    firmware = lab.card()["firmware"]
+    assert (firmware["flash"], firmware["running"]) == (older, older)
+    assert lab.resets() == [f"-d {BDF} -y reset"]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import pytest
 from cxfab.onyx import health, health_json
+from cxfab.onyx.version import release_from_show_version
 from netmiko import ConnectHandler
 
 from tests.lab.onyx import shows
@@ -223,8 +224,9 @@ def test_json_print_uses_the_new_shape_on_3_10(conns):
     mlag = json.loads(show(conns[A], "show mlag | json-print"))
     assert mlag["Operational status"] == "Up"
     assert mlag["MLAG IPLs Summary"]["1"][0]["Operational State"] == "Up"
-    version = json.loads(show(conns[A], "show version | json-print"))
-    assert version["Product release"] == "3.10.2002"
+    version = show(conns[A], "show version | json-print")
+    assert "Product release" not in json.loads(version)  # 3.10: the release is in the summary
+    assert release_from_show_version(version) == "3.10.2002"
     mpo = json.loads(show(conns[A], "show interfaces mlag-port-channel summary | json-print"))
     summary = next(item for item in mpo if "MLAG Port-Channel Summary" in item)
     assert "1 Mpo1(U)" in summary["MLAG Port-Channel Summary"][0]
@@ -365,3 +367,24 @@ def test_release_3_6_starts_from_saved_configs(pair, tmp_path):
             assert magp[0]["State"] == "Master"
         finally:
             conn.disconnect()
+
+
+@pytest.mark.parametrize("release", ["3.6.5000", "3.6.8008", "3.10.2002"])
+def test_each_release_prints_its_own_text_layouts_and_the_parsers_read_them(release):
+    switch = Switch(Identity(A, release, "7C:FE:90:11:00:0A", "127.0.0.1"))
+    for command in ("protocol mlag", "mlag-vip rack1-mlag ip 10.0.0.50 /24 force"):
+        switch.cfg.apply(command)
+    old = release.startswith("3.6")
+    mlag_text = shows.dispatch(switch, ["mlag"], json_print=False)
+    assert ("Peers state Summary:" in mlag_text) is old
+    assert ("\nInactive: 0" in mlag_text) is old  # counters unindented before 3.9
+    mlag = health.parse_show_mlag(mlag_text)
+    assert (mlag["admin"], mlag["inactive"], mlag["active_full"]) == ("Disabled", 0, 0)
+    vip_text = shows.dispatch(switch, ["mlag-vip"], json_print=False)
+    assert vip_text.startswith("MLAG VIP\n========\n") is old
+    assert ("MLAG VIP address: 10.0.0.50 /24" in vip_text) is old
+    vip = health.parse_show_mlag_vip(vip_text)
+    assert (vip["group"], vip["vip"], vip["active_nodes"]) == ("rack1-mlag", "10.0.0.50/24", 1)
+    version = shows.dispatch(switch, ["version"], json_print=True)
+    assert ('"Product release"' in version) is (release != "3.10.2002")
+    assert release_from_show_version(version) == release

@@ -36,20 +36,40 @@ def lab(tmp_path_factory):
     base = tmp_path_factory.mktemp("switches")
     with fixtures.onyx_pair(base / "run") as pair:
         ports = [pair["lab-sw-a"].port, pair["lab-sw-b"].port]
-        yield {"pair": pair, "base": base, "fabric": onyx_inventory.fabric(ports)}
+        yield {
+            "pair": pair,
+            "base": base,
+            "fabric": onyx_inventory.fabric(ports),
+            # The operator's step: the switches' keys in the file the inventory names.
+            "known_hosts": pair.write_known_hosts(base / "switches_known_hosts"),
+        }
 
 
-def run_playbook(lab, fabric: dict, *extra: str) -> dict:
-    """Run switches.yml; returns rc, output and the per-host lines of the deploy task."""
-    inventory = onyx_inventory.write(lab["base"] / "inventory", fabric)
+def run_playbook(
+    lab,
+    fabric: dict,
+    *extra: str,
+    trust: bool = True,
+    home: Path | None = None,
+    playbook: str = "switches.yml",
+) -> dict:
+    """Run switches.yml (or `playbook`); returns rc, output and the per-host lines of the
+    deploy task.
+
+    trust=False leaves cxfab_switch_known_hosts out of the inventory (the role's
+    default file is then checked); `home` replaces HOME (where that default lives)."""
+    known_hosts = lab["known_hosts"] if trust else None
+    inventory = onyx_inventory.write(lab["base"] / "inventory", fabric, known_hosts)
     env = dict(
         os.environ,
         ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
         PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
     )
+    if home is not None:
+        env["HOME"] = str(home)
     cmd = [
         "ansible-playbook",
-        "playbooks/switches.yml",
+        f"playbooks/{playbook}",
         "-i",
         str(inventory),
         "-e",
@@ -87,7 +107,8 @@ def run_playbook(lab, fabric: dict, *extra: str) -> dict:
 
 def show(lab, switch: str, command: str) -> str:
     endpoint = lab["pair"][switch]
-    with OnyxSession(endpoint.host, endpoint.port, endpoint.username, endpoint.password) as cli:
+    credentials = (endpoint.host, endpoint.port, endpoint.username, endpoint.password)
+    with OnyxSession(*credentials, known_hosts=str(lab["known_hosts"])) as cli:
         return cli.show(command)
 
 

@@ -32,7 +32,7 @@ PLAYBOOK = """\
 """
 
 
-def _play(tmp_path: Path, **variables) -> subprocess.CompletedProcess:
+def _play(tmp_path: Path, *options: str, **variables) -> subprocess.CompletedProcess:
     host = {
         "ansible_connection": "local",
         "ansible_python_interpreter": sys.executable,
@@ -57,7 +57,7 @@ def _play(tmp_path: Path, **variables) -> subprocess.CompletedProcess:
         ANSIBLE_NOCOLOR="1",
     )
     return subprocess.run(
-        [str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(playbook)],
+        [str(ANSIBLE_PLAYBOOK), *options, "-i", str(inventory), str(playbook)],
         env=env, cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
 
@@ -86,9 +86,12 @@ def test_built_shipped_runnable_and_idempotent(tmp_path, build_on):
     shipped = "native-src.tar" if build_on == "host" else "native-bin.tar"
     assert (tmp_path / "opt" / shipped).is_file()
     assert (tmp_path / "opt" / "native" / "src").is_dir() is (build_on == "host")
-    again = _play(tmp_path, rdma_workloads_build_on=build_on)
+    # -v: the ok result's message is printed only when verbose.
+    again = _play(tmp_path, "-v", rdma_workloads_build_on=build_on)
     assert again.returncode == 0, again.stdout[-4000:]
     assert _changed(again) == 0, again.stdout[-4000:]
+    if build_on == "controller":  # one remote command, no transfer, no module call
+        assert "programs up to date" in again.stdout, again.stdout[-4000:]
 
 
 def test_a_controller_build_the_host_cannot_run_stops_the_role(tmp_path):

@@ -273,7 +273,8 @@ READBACK = """
   tasks:
     - name: Read
       cxfab_host_qos:
-        structured: "{{{{ hostvars['localhost'].cxfab_structured[inventory_hostname] }}}}"
+        structured: >-
+          {{{{ hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname) }}}}
       check_mode: true
       register: readback
     - name: Write what was read for the test

@@ -81,6 +81,8 @@ def _constraints(node: dict) -> str:
         parts.append(f"at most {high} entries")
     if "format" in node:
         parts.append(schema.FORMATS[node["format"]][1])
+    if "key_format" in node:
+        parts.append("keys: " + schema.FORMATS[node["key_format"]][1])
     if "primary_key" in node:
         parts.append(f"primary key `{node['primary_key']}`")
     if node.get("unique_items"):
@@ -119,11 +121,33 @@ def documented_nodes():
             yield f"{root_path}{path if path.startswith('[') else '.' + path}", child
 
 
+# The documented path of the hosts' free keys: the inventory hostnames of group hosts.
+HOSTNAME_KEY_PATH = "<inventory_hostname>"
+
+
+def _free_keys():
+    """(documented path of the key, key node) of every mapping with free keys."""
+    hosts = schema.load()["hosts"]
+    yield HOSTNAME_KEY_PATH, hosts
+    for path, node in documented_nodes():
+        if node["type"] == "dict" and "values" in node:
+            yield f"{path}.{node.get('key_name', '<key>')}", node
+
+
 def free_text_nodes():
-    """(path, node) of every string of a free-text format."""
+    """(path, node) of every string of a free-text format, free mapping keys included
+    (a key's node is {type: str, format: its key_format})."""
     for path, node in documented_nodes():
         if node["type"] == "str" and node.get("format") in free_text.FREE_TEXT_FORMATS:
             yield path, node
+    for path, node in _free_keys():
+        if node.get("key_format") in free_text.FREE_TEXT_FORMATS:
+            yield path, {"type": "str", "format": node["key_format"], "description": "a key"}
+
+
+def free_key_paths():
+    """Documented paths of every mapping key the user chooses, with or without a format."""
+    return [path for path, _ in _free_keys()]
 
 
 def _free_text_table() -> list[str]:

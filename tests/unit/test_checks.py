@@ -928,3 +928,40 @@ def test_lossless_checks_fail_on_an_unreadable_result_and_skip_when_off():
     off = lossless_by_id(qos_result(), plan=None)
     assert list(off) == ["lossless.host"] and off["lossless.host"]["status"] == "skip"
     assert off["lossless.host"]["message"].startswith("not configured")
+
+
+# ---------------------------------------------------------------- one NIC reading
+
+
+def nic_state_reading(**firmware) -> dict:
+    nic = host_intent()["nics"][0]
+    state = {k: v for k, v in firmware_result(**firmware).items() if k != "item"}
+    return {
+        "changed": False,
+        "nics": [
+            {
+                "pci": nic["pci"],
+                "firmware": state,
+                "link_type": {"ports": link_type_result()["ports"]},
+            }
+        ],
+    }
+
+
+def test_one_nic_state_reading_gives_the_firmware_and_port_checks():
+    data = host_data(nic_state=nic_state_reading(running_version="12.23.1020",
+                                                 target_running=False))  # fmt: skip
+    found = by_id(checks.host_checks("h1", structured(host_intent()), data))
+    assert found["firmware.cx4.version"]["status"] == "fail"
+    assert found["firmware.cx4.version"]["observed"] == "flash 12.28.1002, running 12.23.1020"
+    assert found["link_type.cx4.p1"]["status"] == "pass"
+
+
+def test_a_nic_state_reading_that_failed_fails_every_nic_check_with_its_message():
+    failed = {"failed": True, "msg": "cannot query the firmware of 0000:65:00.0: rc 3"}
+    found = by_id(checks.host_checks("h1", structured(host_intent()), host_data(nic_state=failed)))
+    assert found["firmware.cx4.version"]["observed"] == "unreadable"
+    assert "rc 3" in found["firmware.cx4.version"]["message"]
+    assert found["link_type.cx4.p1"]["status"] == "fail"
+    missing = checks.nic_state_results(structured(host_intent()), {"changed": False, "nics": []})
+    assert all(r["failed"] for r in missing[0] + missing[1])

@@ -149,6 +149,15 @@ def test_flap_from_the_link_down_counter_alone():
     assert check["status"] == "fail" and "mlxlink Link Down Counter 1 -> 2" in check["observed"]
 
 
+def test_an_administrative_flap_seen_only_by_the_bond_is_named():
+    # virtio keeps its carrier over `ip link set down/up`: only the bond counted it.
+    before = port(bond="bond0", bond_link_failures=0)
+    after = port(bond="bond0", bond_link_failures=1)
+    check = run(snapshots(after, before))["flap.ens4"]
+    assert check["status"] == "fail", check
+    assert check["observed"] == "bond0 Link Failure Count 0 -> 1"
+
+
 def test_without_start_snapshot_the_comparisons_skip():
     health = snapshots()
     health["start"] = {"skipped": True}
@@ -240,21 +249,86 @@ def run_lossless(health):
     return by_id(host_health_checks("h1", LOSSLESS_HOST, health))
 
 
-def test_pause_counters_of_the_roce_priority_are_read_with_their_growth():
-    before = {**COUNTERS, "pause": {"rx_prio3_pause": 120, "tx_prio3_pause": 44}}
-    after = {**COUNTERS, "pause": {"rx_prio3_pause": 180, "tx_prio3_pause": 44}}
-    check = run_lossless(snapshots(port(counters=after), port(counters=before)))[
-        "pfc.ens4.counters"
-    ]
+LOAD = {"what": "ib_write_bw, pingpong of p on VLAN 20", "software": False}
+
+
+def prio(packets_rx, packets_tx, pause_rx=120):
+    return {
+        **COUNTERS,
+        "priority": {"rx_prio3_packets": packets_rx, "tx_prio3_packets": packets_tx},
+        "pause": {"rx_prio3_pause": pause_rx, "tx_prio3_pause": 44},
+    }
+
+
+def pfc_check(before, after, load=LOAD):
+    health = snapshots(port(counters=after), port(counters=before))
+    return by_id(host_health_checks("h1", LOSSLESS_HOST, health, load=load))["pfc.ens4.counters"]
+
+
+def test_roce_priority_traffic_grew_under_the_workloads_passes_with_the_growth():
+    check = pfc_check(prio(1000, 900), prio(5000, 900, pause_rx=180))
     assert check["status"] == "pass" and check["category"] == "lossless"
-    assert check["observed"] == "rx_prio3_pause 180 (+60), tx_prio3_pause 44 (+0)"
+    assert check["observed"] == (
+        "rx_prio3_packets 5000 (+4000), tx_prio3_packets 900 (+0); "
+        "pauses rx_prio3_pause 180 (+60), tx_prio3_pause 44 (+0)"
+    )
+    assert check["message"] == f"under {LOAD['what']}"
     # No lossless plan: no such check.
     assert "pfc.ens4.counters" not in run(snapshots())
 
 
-def test_pause_counters_missing_skip_and_unreadable_fail():
+def test_not_moved_under_load_fails_or_warns_on_soft_roce():
+    still = pfc_check(prio(1000, 900), prio(1000, 900))
+    assert still["status"] == "fail" and "did not reach priority 3" in still["message"]
+    soft = pfc_check(prio(1000, 900), prio(1000, 900), {**LOAD, "software": True})
+    assert soft["status"] == "warn" and "soft-RoCE" in soft["message"]
+    pauses_only = {**COUNTERS, "pause": {"rx_prio3_pause": 1, "tx_prio3_pause": 1}}
+    only = pfc_check(pauses_only, pauses_only)
+    assert only["status"] == "warn" and "counts only pauses" in only["message"]
+
+
+def test_never_a_pass_on_counters_not_compared_or_without_load():
+    idle = pfc_check(prio(1000, 900), prio(5000, 900), load=None)
+    assert idle["status"] == "skip" and "no RoCE workload ran" in idle["message"]
+    assert idle["observed"].startswith("rx_prio3_packets 5000 (+4000)")
+    no_start = pfc_check(COUNTERS, prio(5000, 900))
+    assert no_start["status"] == "skip" and no_start["message"].startswith("not compared")
+
+
+def test_pfc_counters_missing_skip_and_unreadable_fail():
     check = run_lossless(snapshots())["pfc.ens4.counters"]
-    assert check["status"] == "skip" and "no per-priority pause counters" in check["message"]
+    assert check["status"] == "skip" and "no per-priority counters" in check["message"]
     broken = port(counters=None, counters_error="`ethtool -S ens4` failed (rc=96)")
     check = run_lossless(snapshots(broken))["pfc.ens4.counters"]
     assert (check["status"], check["observed"]) == ("fail", "unreadable")
+
+
+def test_roce_load_names_the_hosts_of_a_pair_that_measured_on_a_roce_vlan():
+    from cxfab.checks_pfc import roce_load
+
+    lossless = {"roce": {"vlans": [20]}}
+    structured = {"h1": {"lossless": lossless}, "h2": {"lossless": lossless}}
+    workloads = {"pairs": [{"name": "p", "client": "h1", "server": "h2", "vlan": 20}]}
+    results = [
+        {"pair": "p", "tool": "ib_write_bw", "transport": "rdma", "bits_per_second": 9e7},
+        {"pair": "p", "tool": "qperf", "transport": "rdma", "bits_per_second": None},
+        {"pair": "p", "tool": "iperf3", "transport": "tcp", "bits_per_second": 1e8},
+    ]
+    facts = {"h1": {"rdma": {"rxe0": {"software": True}}}, "h2": {"rdma": {}}}
+    loaded = roce_load(structured, workloads, results, facts)
+    assert loaded == {
+        "h1": {"what": "ib_write_bw of p on VLAN 20", "software": True},
+        "h2": {"what": "ib_write_bw of p on VLAN 20", "software": False},
+    }
+    # A pair off the RoCE VLANs, or runs without a figure, load nothing.
+    off = {"pairs": [{**workloads["pairs"][0], "vlan": 30}]}
+    assert roce_load(structured, off, results, facts) == {}
+    assert roce_load(structured, workloads, results[1:], facts) == {}
+
+
+def test_the_fabric_wide_temperature_limit_reaches_every_host():
+    found = by_id(health_checks({"h1": {"nics": NICS}}, {"h1": snapshots()}, max_temp_c=50))
+    assert found["temp.cx4"]["status"] == "fail"  # 51 C read, 50 C allowed
+    assert found["temp.cx4"]["expected"] == "ASIC below 50 C"
+    default = by_id(health_checks({"h1": {"nics": NICS}}, {"h1": snapshots()}))
+    assert default["temp.cx4"]["status"] == "pass"

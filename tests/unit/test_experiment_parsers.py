@@ -62,6 +62,21 @@ def test_qperf_infiniband_capture_rdma_read_with_cpu_per_side():
     assert out["tcp_lat"]["loc_send_msgs"] == 213395
 
 
+def test_qperf_cm1_captured_on_the_lab_in_its_own_units():
+    tests = ["rc_rdma_write_bw", "rc_rdma_read_bw", "tcp_bw", "rc_lat", "tcp_lat"]
+    out = parsers.qperf_results(recorded("qperf_lab_cm1_vv.txt"), [*tests, "quit"])
+    assert out["rc_rdma_write_bw"]["bw"] == pytest.approx(2.24e6)  # MB/sec
+    assert out["rc_rdma_write_bw"]["msg_rate"] == 34  # "/sec"
+    assert out["rc_rdma_write_bw"]["send_cost"] == pytest.approx(6.71)  # sec/GB
+    # The read's CPU: both sides print one here, the reader (recv_) does the work.
+    assert out["rc_rdma_read_bw"]["recv_cpus_used"] == pytest.approx(11.4)
+    assert out["rc_rdma_read_bw"]["send_cpus_used"] == pytest.approx(0.5)
+    assert out["rc_lat"]["latency"] == pytest.approx(14.1e-3)  # ms
+    assert out["rc_lat"]["msg_size"] == 65536
+    assert out["tcp_lat"]["rem_cpus_used"] == pytest.approx(15.4)
+    assert out["quit"] == {}
+
+
 def test_qperf_default_rdma_tests():
     out = parsers.qperf_results(
         recorded("qperf_rdma_default.txt"), ["rc_rdma_write_bw", "rc_rdma_read_bw", "rc_lat"]
@@ -97,19 +112,23 @@ def test_qperf_connection_failure():
 # ---------------------------------------------------------------- perftest
 
 
-def test_perftest_latency_iteration_mode_every_column_in_seconds():
-    rows = parsers.perftest_lat_rows(recorded("ib_write_lat_iterations.txt"))
-    assert [r["bytes"] for r in rows] == [2, 4096]
-    first = rows[0]
-    assert first["iterations"] == 1000
-    assert first["t_min_s"] == pytest.approx(1.01e-6)
-    assert first["t_max_s"] == pytest.approx(5.32e-6)
-    assert first["t_typical_s"] == pytest.approx(1.06e-6)
-    assert first["t_avg_s"] == pytest.approx(1.08e-6)
-    assert first["t_stdev_s"] == pytest.approx(0.11e-6)
-    assert first["percentile_99_s"] == pytest.approx(1.49e-6)
-    assert first["percentile_99.9_s"] == pytest.approx(5.32e-6)
-    assert rows[1]["t_typical_s"] == pytest.approx(2.80e-6)
+def test_perftest_write_latency_captured_on_the_lab_every_column_in_seconds():
+    (row,) = parsers.perftest_lat_rows(recorded("ib_write_lat_lab_rxe.txt"))
+    assert row["bytes"] == 2 and row["iterations"] == 1000
+    assert row["t_min_s"] == pytest.approx(3083.16e-6)
+    assert row["t_max_s"] == pytest.approx(404689.98e-6)
+    assert row["t_typical_s"] == pytest.approx(14757.01e-6)
+    assert row["t_avg_s"] == pytest.approx(24193.92e-6)
+    assert row["t_stdev_s"] == pytest.approx(5412.82e-6)
+    assert row["percentile_99_s"] == pytest.approx(252470.46e-6)
+    assert row["percentile_99.9_s"] == pytest.approx(404689.98e-6)
+
+
+def test_perftest_read_latency_captured_on_the_lab():
+    (row,) = parsers.perftest_lat_rows(recorded("ib_read_lat_lab_rxe.txt"), "ib_read_lat")
+    assert (row["bytes"], row["iterations"]) == (2, 1000)
+    assert row["t_typical_s"] == pytest.approx(28248.11e-6)
+    assert row["percentile_99.9_s"] == pytest.approx(654725.78e-6)
 
 
 def test_perftest_latency_duration_mode():

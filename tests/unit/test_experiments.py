@@ -1,12 +1,8 @@
-"""The experiments' plan, the parsing of run outputs into records, and the report tables."""
-
-import json
-from pathlib import Path
+"""The experiments' settings, --tags, plan (what runs, pinned where, listening how) and batches."""
 
 import pytest
-from cxfab.experiments import plan, report, results, seeds, tables
+from cxfab.experiments import batches, plan
 
-OUTPUTS = Path(__file__).parent / "outputs"
 FABRIC = {
     "hosts": {
         "h1": {
@@ -21,25 +17,91 @@ FABRIC = {
 }
 PAIR = {"name": "p1", "client": "h1", "server": "h2", "vlan": 30}
 CPUS = {"server": {"local": "0-1", "online": "0-3"}, "client": {"local": "2-3", "online": "0-3"}}
+EVERY_TRANSPORT = {"transports": list(plan.NETWORK_TRANSPORTS)}
 
 
 def make_plan(settings=None, cpus=CPUS):
     return plan.plan_experiments(FABRIC, PAIR, settings or {}, "/opt/x/bin", "/opt/x/w", cpus)
 
 
-def body(name):
-    return (OUTPUTS / name).read_text().partition("# ---\n")[2]
+def arg(argv, flag):
+    return argv[argv.index(flag) + 1]
 
 
-# ---------------------------------------------------------------- settings and plan
+# ---------------------------------------------------------------- settings and tags
 
 
 def test_defaults_plan_every_experiment_with_unique_ids_and_ports():
-    runs = make_plan()
+    runs = make_plan(EVERY_TRANSPORT)
     assert {r["experiment"] for r in runs} == set(plan.EXPERIMENTS)
     assert len({r["id"] for r in runs}) == len(runs)
-    ports = [a[a.index("--server") + 1] for r in runs for a in r["servers"] if "--server" in a]
+    ports = [p for r in runs for p in r["listen"]["ports"]]
     assert len(ports) == len(set(ports)), "two servers would listen on one port"
+    assert sum(len(r["servers"]) for r in runs) == len(ports)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"sizes": [1024]}, r"experiments_settings.sizes\[0\]: 1024 is not an integer in \[4096"),
+        ({"pairs": []}, "experiments_settings.pairs: must be a non-empty list"),
+        ({"duration": "5"}, "experiments_settings.duration: '5' is not an integer"),
+        ({"mib_per_pair": 0}, r"experiments_settings.mib_per_pair: 0 is not an integer in \[1,"),
+        ({"numa_processes": [0]}, r"experiments_settings.numa_processes\[0\]: 0 is not"),
+        ({"experiments": ["numa", "warp"]}, r"experiments_settings.experiments\[1\]: 'warp'"),
+        ({"transports": ["ib"]}, r"experiments_settings.transports\[0\]: 'ib' is not one of"),
+        ({"compute": ["yes"]}, r"experiments_settings.compute\[0\]: 'yes' is not true or false"),
+        ({"sise": [4096]}, "experiments_settings.sise: unknown setting"),
+        ({"iterations": 20}, "experiments_settings.iterations: unknown setting"),
+    ],
+)
+def test_bad_settings_name_the_key_path(settings, message):
+    with pytest.raises(ValueError, match=message):
+        plan.settings_with_defaults(settings)
+
+
+def test_tags_select_experiments_and_a_misspelt_tag_fails_naming_the_valid_ones():
+    assert plan.experiments_from_tags(["all"]) == list(plan.EXPERIMENTS)
+    assert plan.experiments_from_tags(["all"], {"experiments": ["rcat"]}) == ["rcat"]
+    assert plan.experiments_from_tags(["smc", "rcat"]) == ["rcat", "smc"]
+    assert plan.experiments_from_tags(["always", "latency"]) == ["latency"]
+    assert plan.unknown_tags(["rcta", "smc", "all"]) == ["rcta"]
+    with pytest.raises(ValueError, match=r"--tags rcta: not an experiment; the tags are "):
+        plan.experiments_from_tags(["rcta", "smc"])
+    with pytest.raises(ValueError, match="pingpong_matrix, reference_tools, numa, rcat"):
+        plan.experiments_from_tags(["latncy"])
+
+
+# ---------------------------------------------------------------- how servers are seen listening
+
+
+def test_no_rdma_cm_server_is_waited_for_on_a_tcp_port():
+    runs = [r for r in make_plan(EVERY_TRANSPORT) if r["servers"]]
+    for run in runs:
+        servers = " ".join(" ".join(argv) for argv in run["servers"])
+        rdma_cm = (
+            run["tool"].startswith("ib_")
+            or "--transport rdma " in servers
+            or "--transport rsocket " in servers
+        )
+        assert run["listen"]["kind"] == ("rdma_cm" if rdma_cm else "tcp"), run["id"]
+        assert len(run["listen"]["ports"]) == len(run["servers"])
+    kinds = {(r["tool"], r["transport"], r["listen"]["kind"]) for r in runs}
+    assert ("pingpong", "rsocket", "rdma_cm") in kinds
+    assert ("rcat", "rdma", "rdma_cm") in kinds
+    assert ("ib_read_lat", "rdma", "rdma_cm") in kinds
+    assert ("pingpong", "smc", "tcp") in kinds  # AF_SMC listens on a TCP socket
+    assert ("qperf", "rdma+tcp", "tcp") in kinds  # its control connection is TCP
+
+
+def test_each_server_listens_on_the_port_its_run_is_waited_on():
+    for run in make_plan(EVERY_TRANSPORT):
+        for argv, port in zip(run["servers"], run["listen"]["ports"], strict=True):
+            text = " ".join(argv)
+            assert f":{port}" in text or f"-p {port}" in text or f"-lp {port}" in text, text
+
+
+# ---------------------------------------------------------------- the runs of each experiment
 
 
 def test_matrix_covers_transports_sizes_pairs_compute_and_pins_nic_local_cores():
@@ -48,30 +110,52 @@ def test_matrix_covers_transports_sizes_pairs_compute_and_pins_nic_local_cores()
     two = next(r for r in runs if r["pairs"] == 2 and r["transport"] == "rdma" and r["compute"])
     assert len(two["servers"]) == len(two["clients"]) == 2
     client = two["clients"][1]
-    assert client[client.index("--client") + 1].startswith("12.0.30.2:")
-    assert client[client.index("--cpus") + 1] == "2-3"
-    assert two["servers"][0][two["servers"][0].index("--cpus") + 1] == "0-1"
+    assert arg(client, "--client").startswith("12.0.30.2:")
+    assert arg(client, "--cpus") == "2-3" and arg(two["servers"][0], "--cpus") == "0-1"
     assert "--compute" in client
 
 
-def test_reference_tools_keep_every_tool_and_pin_with_taskset():
+def test_iterations_move_the_same_data_per_pair_at_every_size_like_the_seed():
+    runs = make_plan({"experiments": ["pingpong_matrix"], "sizes": [65536, 4194304]})
+    by_size = {r["size_bytes"]: r for r in runs}
+    assert by_size[65536]["iterations"] == 8 * 16 and by_size[4194304]["iterations"] == 2
+    assert arg(by_size[65536]["clients"][0], "--iterations") == "128"
+    big = make_plan({"experiments": ["pingpong_matrix"], "sizes": [8 << 20], "mib_per_pair": 1})
+    assert big[0]["iterations"] == 1  # never zero round trips
+
+
+def test_reference_tools_keep_every_tool_with_cpu_use_and_pin_with_taskset():
     runs = [r for r in make_plan() if r["experiment"] == "reference_tools"]
     assert [r["tool"] for r in runs] == ["ib_write_bw", "ib_read_bw", "qperf", "iperf3", "iperf3"]
+    assert all("--cpu_util" in r["clients"][0] for r in runs[:2])
     qperf = runs[2]["clients"][0]
     assert qperf[:3] == ["taskset", "-c", "2-3"]
+    assert "-vv" in qperf and qperf[-1] == "quit"
     for test in ("rc_rdma_write_bw", "rc_rdma_read_bw", "tcp_bw", "rc_lat", "tcp_lat"):
         assert test in qperf
-    assert [r["clients"][0][-1] for r in runs[3:]] == ["1", "4"]  # -P 1 and -P 4
+    assert [arg(r["clients"][0], "-P") for r in runs[3:]] == ["1", "4"]
 
 
-def test_numa_pins_far_cores_and_skips_with_reason_on_one_node():
-    local, far = [r for r in make_plan() if r["experiment"] == "numa"]
-    assert local["clients"][0][:3] == ["taskset", "-c", "2-3"]
-    assert far["clients"][0][:3] == ["taskset", "-c", "0-1"]
-    assert far["servers"][0][:3] == ["taskset", "-c", "2-3"]
+def test_numa_runs_one_and_twelve_processes_local_and_far():
+    runs = [r for r in make_plan() if r["experiment"] == "numa"]
+    assert [(r["processes"], r["placement"]) for r in runs] == [
+        (1, "local"),
+        (1, "far"),
+        (12, "local"),
+        (12, "far"),
+    ]
+    one_far, twelve_far = runs[1], runs[3]
+    assert one_far["clients"][0][:3] == ["taskset", "-c", "0-1"]
+    assert one_far["servers"][0][:3] == ["taskset", "-c", "2-3"]
+    assert len(twelve_far["servers"]) == len(twelve_far["clients"]) == 12
+    assert len({arg(c, "-p") for c in twelve_far["clients"]}) == 12
+
+
+def test_numa_far_runs_are_skipped_with_the_reason_on_one_node():
     one_node = {side: {"local": "0-3", "online": "0-3"} for side in ("server", "client")}
     far = [r for r in make_plan(cpus=one_node) if r["experiment"] == "numa"][1]
-    assert "one NUMA node" in far["skipped"] and far["clients"] == []
+    assert "one NUMA node" in far["skipped"] and far["clients"] == far["servers"] == []
+    assert far["listen"]["ports"] == []
 
 
 def test_rcat_runs_double_and_single_buffering_per_size_and_lists_its_inputs():
@@ -87,225 +171,123 @@ def test_rcat_runs_double_and_single_buffering_per_size_and_lists_its_inputs():
     assert {r["tool"] for r in runs} == {"rcat", "memcpy", "link_speed"}
 
 
-def test_selected_experiments_only():
-    runs = make_plan({"experiments": ["latency", "smc"]})
-    assert {r["experiment"] for r in runs} == {"latency", "smc"}
-    latency = [
-        r["transport"] for r in runs if r["experiment"] == "latency" and r["tool"] == "pingpong"
+def test_latency_covers_every_transport_and_the_reference_tools():
+    runs = make_plan({"experiments": ["latency"]})
+    pingpong = [(r["transport"], r["placement"]) for r in runs if r["tool"] == "pingpong"]
+    assert pingpong == [
+        ("rdma", "local"),
+        ("tcp", "local"),
+        ("rsocket", "local"),
+        ("smc", "local"),
+        ("shm", "loopback"),
     ]
-    assert latency == ["rdma", "tcp", "rsocket", "smc", "shm"]
+    assert [r["tool"] for r in runs if r["tool"] != "pingpong"] == [
+        "ib_write_lat",
+        "ib_read_lat",
+        "qperf",
+    ]
+    qperf = runs[-1]["clients"][0]
+    assert "-m" not in qperf  # the default 1-byte messages
 
 
-@pytest.mark.parametrize(
-    ("settings", "message"),
-    [
-        ({"sizes": [1024]}, r"experiments_settings.sizes\[0\]: 1024 is not an integer in \[4096"),
-        ({"pairs": []}, "experiments_settings.pairs: must be a non-empty list"),
-        ({"duration": "5"}, "experiments_settings.duration: '5' is not an integer"),
-        ({"experiments": ["numa", "warp"]}, r"experiments_settings.experiments\[1\]: 'warp'"),
-        ({"transports": ["ib"]}, r"experiments_settings.transports\[0\]: 'ib' is not one of"),
-        ({"compute": ["yes"]}, r"experiments_settings.compute\[0\]: 'yes' is not true or false"),
-        ({"sise": [4096]}, "experiments_settings.sise: unknown setting"),
-    ],
-)
-def test_bad_settings_name_the_key_path(settings, message):
-    with pytest.raises(ValueError, match=message):
-        plan.settings_with_defaults(settings)
+def test_smc_runs_between_the_hosts_and_on_one_host():
+    runs = make_plan({"experiments": ["smc"]})
+    assert [(r["transport"], r["placement"]) for r in runs] == [
+        ("smc", "local"),
+        ("tcp", "local"),
+        ("smc", "loopback"),
+    ]
+    loop = runs[2]
+    assert loop["servers"] == [] and "--loopback" in loop["clients"][0]
+    assert "--compute" in loop["clients"][0]
 
 
-# ---------------------------------------------------------------- records
+# ---------------------------------------------------------------- batches
 
 
-def client(stdout, rc=0, stderr=""):
-    return {"rc": rc, "stdout": stdout, "stderr": stderr}
+def test_batches_follow_the_plan_and_cap_the_waiting_servers():
+    runs = make_plan({"pairs": [1, 8], "experiments": ["pingpong_matrix", "numa"]})
+    grouped = batches.batches(runs, max_servers=20)
+    assert [run for b in grouped for run in b["runs"]] == runs
+    assert all(b["servers"] <= 20 for b in grouped)
+    assert [b["index"] for b in grouped] == list(range(len(grouped)))
+    for batch in grouped:
+        assert batch["servers"] == sum(len(r["servers"]) for r in batch["runs"])
+        assert batch["experiments"] == list(dict.fromkeys(r["experiment"] for r in batch["runs"]))
+    # A batch takes the next experiment's runs while there is room (fewer module calls).
+    assert any(b["experiments"] == ["pingpong_matrix", "numa"] for b in grouped)
+    small = batches.batches(make_plan({"experiments": ["rcat", "smc"]}))
+    assert [b["experiments"] for b in small] == [["rcat", "smc"]]
+    huge = batches.batches(make_plan({"pairs": [30], "experiments": ["pingpong_matrix"]}), 20)
+    assert [len(b["runs"]) for b in huge] == [1] * len(huge)  # a run never splits
 
 
-def pingpong_lines():
-    return (OUTPUTS / "pingpong_tcp_65536.jsonl").read_text().splitlines()
+def one_batch(settings):
+    (batch,) = batches.batches(make_plan(settings), max_servers=100)
+    return batch
 
 
-def test_pingpong_record_sums_pairs_and_averages_cpu():
-    idle, _ = pingpong_lines()
-    run = {
-        "id": "1",
-        "experiment": "pingpong_matrix",
-        "tool": "pingpong",
-        "transport": "tcp",
-        "size_bytes": 65536,
-        "pairs": 2,
-        "compute": False,
-    }
-    rec = results.record(run, [client(idle), client(idle)], [])
-    one = json.loads(idle)
-    assert rec["bytes_per_s_total"] == pytest.approx(2 * one["bytes_per_s_total"])
-    assert rec["iteration_s"] == pytest.approx(one["iteration_s"])
-    assert rec["client_sys_s"] == pytest.approx(one["cpu"]["client"]["sys_s"])
-    assert rec["checksums"] == [one["checksum"]]
+def test_a_batch_lists_its_servers_and_how_each_listens_with_its_process():
+    batch = one_batch({"experiments": ["rsocket"], "sizes": [65536]})
+    entries = batches.server_entries(batch)
+    assert len(entries) == 3 and all(e["tool"] == "pingpong" for e in entries)
+    rsocket, rdma, tcp = (r["listen"]["ports"][0] for r in batch["runs"])
+    assert [(e["server"][2], e["server"][e["server"].index("--server") + 1]) for e in entries] == [
+        ("rsocket", f"0.0.0.0:{rsocket}"),
+        ("rdma", f"0.0.0.0:{rdma}"),
+        ("tcp", f"0.0.0.0:{tcp}"),
+    ]
+    assert batches.listeners(batch, [101, 102, 103]) == [
+        {"kind": "rdma_cm", "port": rsocket, "pid": 101},
+        {"kind": "rdma_cm", "port": rdma, "pid": 102},
+        {"kind": "tcp", "port": tcp, "pid": 103},
+    ]
+    assert "pid" not in batches.listeners(batch)[0]
 
 
-def test_record_of_a_failed_or_unreadable_run_carries_the_reason():
-    run = {"id": "2", "experiment": "reference_tools", "tool": "qperf", "tests": ["rc_lat"]}
-    rec = results.record(run, [client(body("qperf_rdma_no_device.txt"), rc=1, stderr="")], [])
-    assert rec["error"].startswith("client exited 1: rc_rdma_write_bw:")
-    rec = results.record(run, [client(body("qperf_rdma_no_device.txt"))], [])
-    assert "no result for rc_lat" in rec["error"]
-    assert "bytes_per_s" not in rec
-
-
-def test_rcat_record_reads_the_receiver_and_checks_the_byte_count():
-    run = {
-        "id": "3",
-        "experiment": "rcat",
-        "tool": "rcat",
-        "transport": "tcp",
-        "size_bytes": 1048576,
-        "pipeline": 2,
-    }
-    stderr = (
-        'rcat: listening on 0.0.0.0:1\n{"role": "receiver", "transport": "tcp", '
-        '"bytes": 1048576, "wall_s": 0.01, "bytes_per_s": 1.0e8}\n'
+def test_a_run_whose_server_does_not_listen_is_not_run_and_says_why():
+    batch = one_batch({"experiments": ["rsocket"], "sizes": [65536]})
+    rsocket_port = batch["runs"][0]["listen"]["ports"][0]
+    missing = [{"kind": "rdma_cm", "port": rsocket_port, "why": "not listening"}]
+    first, second, _ = batches.client_runs(batch, missing)
+    assert first["clients"] == []
+    assert first["skip"] == f"server not listening on RDMA-CM port {rsocket_port}: not listening"
+    assert second["skip"] == "" and second["clients"] == batch["runs"][1]["clients"]
+    ended = {"rc": 77, "error": "non-zero return code 77", "stderr": "pingpong: no RDMA device\n"}
+    outcomes = [{"clients": [], "skip": first["skip"]}, {"clients": [], "skip": "x"}]
+    outcomes.append({"clients": [], "skip": "y"})
+    (rec, *_) = batches.records(batch, outcomes, [ended, None, None])
+    assert rec["error"] == (
+        f"{first['skip']} (server: non-zero return code 77: pingpong: no RDMA device)"
     )
-    assert results.record(run, [client("")], [client("", stderr=stderr)])["bytes_per_s"] == 1e8
-    short = stderr.replace('"bytes": 1048576', '"bytes": 4096')
-    assert (
-        "receiver got 4096 bytes of 1048576"
-        in results.record(run, [client("")], [client("", stderr=short)])["error"]
-    )
 
 
-def test_link_speed_of_a_virtual_nic_is_an_error_not_zero():
-    run = {"id": "4", "experiment": "rcat", "tool": "link_speed"}
-    assert results.record(run, [client("bond0.30 25000\n")], [])["bytes_per_s"] == 25e9 / 8
-    assert "link speed unknown for eth1" in results.record(run, [client("eth1 -1\n")], [])["error"]
+def test_only_servers_whose_clients_all_succeeded_are_waited_for():
+    batch = one_batch({"experiments": ["pingpong_matrix"], "pairs": [2], "compute": [False]})
+    ok = {"rc": 0, "stdout": "", "stderr": "", "fault": ""}
+    failed = {**ok, "rc": 1}
+    outcomes = [{"clients": [ok, ok], "skip": ""} for _ in batch["runs"]]
+    outcomes[1] = {"clients": [ok, failed], "skip": ""}
+    outcomes[2] = {"clients": [], "skip": "server not listening"}
+    wait = batches.servers_to_wait_for(batch, outcomes)
+    assert wait == [0, 1, *range(6, 2 * len(batch["runs"]))]
 
 
-# ---------------------------------------------------------------- tables and report
+def test_skipped_runs_start_no_server_and_keep_their_reason():
+    one_node = {side: {"local": "0-3", "online": "0-3"} for side in ("server", "client")}
+    runs = plan.plan_experiments(FABRIC, PAIR, {"experiments": ["numa"]}, "/b", "/w", one_node)
+    (batch,) = batches.batches(runs)
+    assert len(batches.server_entries(batch)) == 1 + 12  # the local runs only
+    skip = [c["skip"] for c in batches.client_runs(batch, [])]
+    assert skip[0] == "" and skip[1].startswith("skipped: ") and "one NUMA node" in skip[1]
+    outcomes = [{"clients": [], "skip": s} for s in skip]
+    records = batches.records(batch, outcomes, [])
+    assert records[1]["error"].startswith("skipped: ")
+    assert records[0]["error"] == "no client output"
 
 
-def matrix_records():
-    idle, busy = (json.loads(line) for line in pingpong_lines())
-    recs = []
-    for transport, scale in (("tcp", 1.0), ("rdma", 0.5)):
-        for compute, out in ((False, idle), (True, busy)):
-            out = {**out, "iteration_s": out["iteration_s"] * scale}
-            run = {
-                "id": f"{transport}{compute}",
-                "experiment": "pingpong_matrix",
-                "tool": "pingpong",
-                "transport": transport,
-                "size_bytes": 1048576,
-                "pairs": 1,
-                "compute": compute,
-            }
-            recs.append(results.record(run, [client(json.dumps(out))], []))
-    return recs
-
-
-def test_pingpong_table_ratio_beside_the_seed_with_cpu_per_gb():
-    (table,) = tables.build_tables(matrix_records())
-    row = next(r for r in table["rows"] if not r["compute"])
-    assert row["rdma_over_tcp"] == pytest.approx(2.0)
-    assert row["seed_rdma_over_tcp"] == pytest.approx(8.805 / 3.618)
-    assert row["seed_tcp_client_sys_s_per_GB"] == pytest.approx(3.797 / 20.96)
-    assert row["tcp_client_sys_s_per_GB"] >= 0
-    ratio = table["ratios"][0]
-    assert ratio["soft_roce_meaningful"] is False and "rxe" in ratio["why"]
-
-
-def test_reference_table_from_recorded_outputs():
-    runs = {
-        r["tool"] + str(r.get("streams", "")): r
-        for r in make_plan()
-        if r["experiment"] == "reference_tools"
-    }
-    recs = [
-        results.record(
-            runs["qperf"], [client(body("qperf_rdma_default.txt") + body("qperf_tcp_v.txt"))], []
-        ),
-        results.record(runs["iperf31"], [client((OUTPUTS / "iperf3_p1.json").read_text())], []),
-        results.record(runs["iperf34"], [client((OUTPUTS / "iperf3_p4.json").read_text())], []),
-        results.record(runs["ib_write_bw"], [client("Couldn't connect\n")], []),
-    ]
-    table = tables.reference_table(recs)
-    by = {r["measurement"]: r for r in table["rows"]}
-    assert by["qperf rc_rdma_write_bw (B/s)"]["ours"] == pytest.approx(4.67e9)
-    assert by["qperf rc_rdma_write_bw (B/s)"]["seed"] == pytest.approx(7.25e9)
-    assert by["qperf tcp_bw (B/s)"]["cpu"] == 199
-    p1 = json.loads((OUTPUTS / "iperf3_p1.json").read_text())["end"]["sum_received"]
-    rdma_over_tcp = table["ratios"][0]
-    assert rdma_over_tcp["ours"] == pytest.approx(4.67e9 / (p1["bits_per_second"] / 8))
-    assert rdma_over_tcp["seed"] == pytest.approx(7.25 / 4.80)
-    assert table["errors"] and "ib_write_bw: no result table" in table["errors"][0]
-
-
-def test_rcat_table_ratios_against_memcpy_link_and_seed():
-    recs = [
-        {"id": "a", "experiment": "rcat", "tool": "memcpy", "bytes_per_s": 4e9},
-        {"id": "b", "experiment": "rcat", "tool": "link_speed", "bytes_per_s": 1.25e9},
-        {
-            "id": "c",
-            "experiment": "rcat",
-            "tool": "rcat",
-            "transport": "tcp",
-            "size_bytes": 16 << 20,
-            "pipeline": 2,
-            "bytes_per_s": 1e9,
-        },
-        {
-            "id": "d",
-            "experiment": "rcat",
-            "tool": "rcat",
-            "transport": "tcp",
-            "size_bytes": 16 << 20,
-            "pipeline": 1,
-            "bytes_per_s": 0.5e9,
-        },
-    ]
-    (row,) = tables.rcat_table(recs)["rows"]
-    assert (row["double_over_single"], row["vs_memcpy"], row["vs_link"]) == (2.0, 0.25, 0.8)
-    ratios = tables.rcat_table(recs)["ratios"]
-    assert ratios[0]["seed"] == pytest.approx(seeds.figure("003_rcat_double") / 1.78e9)
-    assert ratios[0]["soft_roce_meaningful"] is True
-
-
-def test_smc_table_reports_mode_and_only_trusts_a_real_smc_connection():
-    fallback = {
-        "mode": "TCP (fallback)",
-        "fallback_reason": "0x03030000",
-        "fallback_text": "no SMC device found",
-    }
-    recs = [
-        {
-            "id": "s",
-            "experiment": "smc",
-            "transport": "smc",
-            "bytes_per_s_total": 2e9,
-            "connection": fallback,
-        },
-        {"id": "t", "experiment": "smc", "transport": "tcp", "bytes_per_s_total": 2e9},
-    ]
-    table = tables.smc_table(recs)
-    assert table["rows"][0]["fallback_reason"] == "0x03030000"
-    assert table["ratios"][0]["soft_roce_meaningful"] is False
-
-
-def test_report_files_hold_every_table_ratio_and_error(tmp_path):
-    recs = [
-        *matrix_records(),
-        {
-            "id": "9",
-            "experiment": "numa",
-            "tool": "iperf3",
-            "placement": "far",
-            "error": "skipped: one NUMA node",
-        },
-    ]
-    written = report.write(str(tmp_path), recs, {"pair": "p1", "server": "h2", "client": "h1"})
-    assert written["tables"] == 2 and written["runs_without_figure"] == 1
-    md = (tmp_path / "report.md").read_text()
-    assert "RDMA/TCP throughput, 1024 KiB, 1 pair(s), compute off | 2 | 2.43 | no" in md
-    assert "- 9: skipped: one NUMA node" in md
-    page = (tmp_path / "report.html").read_text()
-    assert page.count("<svg") == 2 and "Soft-RoCE (rxe)" in page
-    data = json.loads((tmp_path / "report.json").read_text())
-    assert [t["id"] for t in data["tables"]] == ["pingpong_matrix", "numa"]
+def test_a_failed_batch_records_every_run_with_the_reason():
+    batch = one_batch({"experiments": ["smc"]})
+    records = batches.failed_records(batch, "Start the servers: host unreachable")
+    assert [r["error"] for r in records] == ["Start the servers: host unreachable"] * 3
+    assert [r["id"] for r in records] == [r["id"] for r in batch["runs"]]

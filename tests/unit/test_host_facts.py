@@ -213,3 +213,19 @@ def test_df_ping_on_a_missing_interface_says_so():
     result = facts_module.df_ping("127.0.0.1", 100, "nosuchif0", 1, 0.5)
     assert result["ok"] is False
     assert result["error"].startswith("cannot send on nosuchif0")
+
+
+def test_lossless_host_reads_the_gids_of_its_roce_vlans_and_memlock(tree):
+    from tests.unit.test_hostnet_roce import gid_tree
+
+    gid_tree(tree, device="rxe1")
+    limits = tree / "etc/security/limits.d"
+    limits.mkdir(parents=True)
+    (limits / "90-cxfab-rdma.conf").write_text("* - memlock unlimited\n")
+    structured = sections(HOST)
+    structured["lossless"] = {"roce": {"vlans": [20, 30], "gid_type": "RoCE v2"}}
+    facts = facts_module.gather({"root": str(tree), "structured": structured})
+    assert [e["index"] for e in facts["roce"]["gids"]["bond0.20"]] == [2, 3]
+    assert facts["roce"]["gids"]["bond0.30"] == []
+    assert facts["roce"]["memlock"]["soft"]["value"] == "unlimited"
+    assert "roce" not in gather(tree)  # lossless off: nothing read

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import cxfab
 import pytest
-from cxfab.hostnet.bondstate import member_states, parse_bonding_proc, wait_skip_reason
+from cxfab.hostnet.bondstate import (
+    member_states,
+    parse_bonding_proc,
+    wait_for_members,
+    wait_skip_reason,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def _load_module():
-    sys.modules.setdefault("ansible.module_utils.cxfab", cxfab)
-    spec = importlib.util.spec_from_file_location(
-        "cxfab_bond_wait", REPO / "library" / "cxfab_bond_wait.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wait_module = _load_module()
 
 BOND = {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mode": "802.3ad"}
 
@@ -137,9 +127,7 @@ def test_wait_returns_when_the_members_come_back(tmp_path):
         if fake.now >= 3:  # the second member rejoins after 3 s
             status.write_text(proc({"ens1f0": ("up", 1), "ens1f1": ("up", 1)}))
 
-    ready, waited, states = wait_module.wait_for_members(
-        BOND, str(tmp_path), 120, 1.0, fake.clock, sleep
-    )
+    ready, waited, states = wait_for_members(BOND, str(tmp_path), 120, 1.0, fake.clock, sleep)
     assert ready and waited == 3.0
     assert states["ens1f1"] == "MII up, aggregator 1 (active 1)"
 
@@ -147,8 +135,6 @@ def test_wait_returns_when_the_members_come_back(tmp_path):
 def test_wait_gives_up_at_the_timeout_with_the_member_states(tmp_path):
     (tmp_path / "bond0").write_text(proc({"ens1f0": ("up", 1), "ens1f1": ("up", 2)}))
     fake = FakeTime()
-    ready, waited, states = wait_module.wait_for_members(
-        BOND, str(tmp_path), 5, 1.0, fake.clock, fake.sleep
-    )
+    ready, waited, states = wait_for_members(BOND, str(tmp_path), 5, 1.0, fake.clock, fake.sleep)
     assert not ready and waited == 5.0 and fake.sleeps == 5
     assert states["ens1f1"] == "MII up, aggregator 2 (active 1) - not ready"

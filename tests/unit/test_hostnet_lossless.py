@@ -60,17 +60,9 @@ def test_mlnx_qos_options_are_appended_to_the_one_call():
     assert lossless.mlnx_qos_args(PLAN) == ["--trust=dscp", "--pfc=0,0,0,1,0,0,0,0"]
 
 
-# iproute2 dcb/dcb_pfc.c prints prio_pfc as a JSON array of booleans (print_on_off),
-# dcb/dcb_app.c dscp_prio as an array of [dscp, prio] pairs.
-DCB_PFC = json.dumps(
-    {
-        "pfc_cap": 8,
-        "macsec_bypass": False,
-        "delay": 0,
-        "prio_pfc": [False] * 3 + [True] + [False] * 4,
-    }
-)
-DCB_APP = json.dumps({"dscp_prio": [[d, d // 8] for d in range(64)]})
+# iproute2's dcb JSON, samples with their sources in tests/fixtures/mlnx/.
+DCB_PFC = sample("dcb_pfc_show_prio3.txt")
+DCB_APP = sample("dcb_app_show_dscp_default.txt")
 
 
 def test_dcb_json_reads_pfc_and_dscp_trust():

@@ -11,13 +11,13 @@ from types import SimpleNamespace
 
 import cxfab.hostnet as hostnet
 import pytest
-from cxfab.hostnet import agent, bonding, linkplan, netlink, restore, rollback
+from cxfab.hostnet import agent, bonding, ipoib, linkplan, netlink, restore, rollback
 
 PREFIX = "60-cxfab-"
 
 
 def sources():
-    modules = [hostnet, bonding, linkplan, restore, netlink, rollback]
+    modules = [hostnet, bonding, ipoib, linkplan, restore, netlink, rollback]
     return agent.package_sources(modules, rollback.PACKAGE_FILES)
 
 
@@ -169,6 +169,9 @@ def test_watchdog_main_waits_for_the_deadline_then_restores(tmp_path, networkd):
     assert rc == 0 and now[0] >= 130.0
     result = json.loads((tmp_path / "r" / rollback.RESULT).read_text())
     assert result["state"] == "reverted" and result["reason"] == "not confirmed within 30 s"
+    # The record says when the timer was due and when the restore ran (host clock).
+    assert result["deadline"] == 130.0
+    assert 130.0 <= result["started"] <= result["at"] < 131.0
     assert (networkd / f"{PREFIX}bond0.netdev").read_bytes().endswith(b"\xff")
 
 
@@ -212,7 +215,8 @@ def test_installed_copy_imports_everything_the_restore_needs(tmp_path):
     rollback.install(str(tmp_path), sources())
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
-        "import cxfab.hostnet.netlink, cxfab.hostnet.restore, cxfab.hostnet.rollback as r; "
+        "import cxfab.hostnet.netlink, cxfab.hostnet.restore, cxfab.hostnet.ipoib; "
+        "import cxfab.hostnet.rollback as r; "
         "print(r.__file__)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "lib")],
@@ -231,3 +235,51 @@ def test_module_restoring_after_a_failed_change_also_stops_the_timer(tmp_path, n
         "reverted: netlink refused a change: EOPNOTSUPP, "
         "restored nothing (the host was already as before)"
     )
+
+
+def ipoib_tree(root, mode="connected", mtu=65520):
+    """/sys/class/net/ib0 with the sysfs files the restore reads and writes."""
+    net = root / "sys" / "class" / "net" / "ib0"
+    net.mkdir(parents=True, exist_ok=True)
+    (net / "mode").write_text(f"{mode}\n")
+    (net / "mtu").write_text(f"{mtu}\n")
+    return net
+
+
+def test_the_restore_puts_the_ipoib_mode_and_mtu_back_before_the_files(tmp_path, networkd):
+    net = ipoib_tree(tmp_path / "root")  # the change made ib0 connected, MTU 65520
+    record = {
+        **snapshot_of(networkd),
+        "ipoib": {"ib0": {"mode": "datagram", "mtu": 2044}},
+        "root": str(tmp_path / "root"),
+    }
+    change_files(networkd)
+    restored, errors = rollback.restore(record)
+    assert errors == []
+    assert restored[:2] == ["set_ipoib_mode ib0 (mode=datagram)", "set_ipoib_mtu ib0 (mtu=2044)"]
+    assert (net / "mode").read_text().strip() == "datagram"
+    assert (net / "mtu").read_text().strip() == "2044"
+
+
+def test_an_ipoib_interface_that_cannot_be_read_still_gets_its_files_back(tmp_path, networkd):
+    net = ipoib_tree(tmp_path / "root")
+    (net / "mode").unlink()
+    record = {
+        **snapshot_of(networkd),
+        "ipoib": {"ib0": {"mode": "datagram", "mtu": 2044}},
+        "root": str(tmp_path / "root"),
+    }
+    change_files(networkd)
+    restored, errors = rollback.restore(record)
+    assert len(errors) == 1 and errors[0].startswith("ipoib: IpoibError: "), errors
+    assert f"wrote {networkd}/{PREFIX}bond0.netdev" in restored
+
+
+def test_rearming_keeps_the_ipoib_state_before_the_first_unconfirmed_change(tmp_path, networkd):
+    record_dir = str(tmp_path / "r")
+    first = {**snapshot_of(networkd), "ipoib": {"ib0": {"mode": "datagram", "mtu": 2044}}}
+    rollback.arm(record_dir, first, 60, sources(), systemd=True, runner=FakeRunner())
+    second = {**snapshot_of(networkd), "ipoib": {"ib0": {"mode": "connected", "mtu": 65520}}}
+    rollback.arm(record_dir, second, 60, sources(), systemd=True, runner=FakeRunner())
+    record = json.loads((tmp_path / "r" / rollback.ARMED).read_text())
+    assert record["ipoib"] == {"ib0": {"mode": "datagram", "mtu": 2044}}

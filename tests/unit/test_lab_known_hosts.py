@@ -5,7 +5,7 @@ import subprocess
 import yaml
 
 from tests.lab.vm import lab
-from tests.lab.vm.topology import GUESTS, INVENTORY_DIR
+from tests.lab.vm.topology import FABRIC, GUESTS, INVENTORY_DIR
 
 
 def test_known_hosts_holds_the_guest_host_key_per_forwarded_port(tmp_path, monkeypatch):
@@ -17,7 +17,7 @@ def test_known_hosts_holds_the_guest_host_key_per_forwarded_port(tmp_path, monke
     monkeypatch.setattr(lab, "KNOWN_HOSTS_FILE", known)
     lab.write_known_hosts()
     public = key.with_suffix(".pub").read_text().split()[1]
-    for guest in GUESTS:
+    for guest in (*GUESTS, FABRIC):
         # ssh-keygen -F finds a host the way ssh looks it up ([host]:port for port != 22).
         found = subprocess.run(
             ["ssh-keygen", "-F", f"[127.0.0.1]:{guest.ssh_port}", "-f", str(known)],
@@ -32,3 +32,19 @@ def test_lab_inventory_checks_host_keys_against_that_file():
     assert "-o UserKnownHostsFile={{ inventory_dir }}/files/known_hosts" in args
     assert "-o StrictHostKeyChecking=yes" in args
     assert lab.KNOWN_HOSTS_FILE == INVENTORY_DIR / "files" / "known_hosts"
+
+
+def test_the_harness_ssh_checks_the_guest_key_against_that_file(tmp_path, monkeypatch):
+    key = tmp_path / "host_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", str(key)],
+                   check=True)  # fmt: skip
+    known = tmp_path / "inv" / "files" / "known_hosts"
+    monkeypatch.setattr(lab, "SSH_DIR", tmp_path)
+    monkeypatch.setattr(lab, "KNOWN_HOSTS_FILE", known)
+    argv = lab.ssh_argv(FABRIC, "true")
+    options = [argv[i + 1] for i, word in enumerate(argv) if word == "-o"]
+    assert "StrictHostKeyChecking=yes" in options
+    assert f"UserKnownHostsFile={known}" in options
+    assert not [o for o in options if o.endswith("=no") or o.endswith("/dev/null")]
+    # the file did not exist yet: the call wrote it from the lab's host key
+    assert key.with_suffix(".pub").read_text().split()[1] in known.read_text()

@@ -5,6 +5,7 @@ import hashlib
 import pytest
 from cxfab.mlnx.firmware import FirmwareError, FirmwareRequest, Toolset, roll_out
 from cxfab.mlnx.tools import flint_burn
+from cxfab.mlnx.versions import compare_versions
 
 DEVICE = "0000:65:00.0"
 CARD_PSID = "LNV2190110032"
@@ -294,6 +295,67 @@ def test_a_downgrade_burns_with_the_opt_in(images, older):
     req = older_request(*older, allow_downgrade=True)
     result = roll_out(req, fake, TOOLS, sha256_of, check_mode=False)
     assert result["burned"] and fake.flash == "12.20.1010"
+
+
+class FakeFwManager:
+    """mlxfwmanager as MFT's source has it: `-u` burns only a newer image; an older one
+    is `Up to date` with exit status 0 unless `-f` forces it (`--query` reads the card)."""
+
+    def __init__(self, images, honours_force=True):
+        self.flash = "12.23.1020"
+        self.images = images  # path -> version
+        self.honours_force = honours_force
+        self.calls = []
+
+    def __call__(self, argv):
+        self.calls.append(argv)
+        image = argv[argv.index("-i") + 1] if "-i" in argv else None
+        available = self.images[image] if image else "N/A"
+        if "-u" in argv:
+            newer = compare_versions(available, self.flash) > 0
+            if newer or ("-f" in argv and self.honours_force):
+                self.flash = available
+                return (
+                    0,
+                    "Updating FW ...     Done\n\nRestart needed for updates to take effect.\n",
+                    "",
+                )
+            return 0, "---------\nAll listed device(s) firmware images are up to date.\n", ""
+        return (
+            0,
+            f"Device #1:\n  PSID:             {CARD_PSID}\n  PCI Device Name:  {DEVICE}\n"
+            f"  Versions:         Current        Available\n"
+            f"     FW             {self.flash}     {available}\n",
+            "",
+        )
+
+
+FWMANAGER_ONLY = Toolset(flint=None, fwmanager="mlxfwmanager", query_with="fwmanager")
+
+
+def test_a_downgrade_through_mlxfwmanager_is_forced_with_the_opt_in(older):
+    fake = FakeFwManager({older[0]: "12.20.1010"})
+    req = older_request(*older, allow_downgrade=True)
+    result = roll_out(req, fake, FWMANAGER_ONLY, sha256_of, check_mode=False)
+    assert result["burned"] and fake.flash == "12.20.1010"
+    assert ["mlxfwmanager", "-d", DEVICE, "-i", older[0], "-u", "-y", "-f"] in fake.calls
+
+
+def test_an_upgrade_through_mlxfwmanager_is_not_forced(images):
+    path, digest = images["good"]
+    fake = FakeFwManager({path: "12.28.1002"})
+    result = roll_out(request(path, digest), fake, FWMANAGER_ONLY, sha256_of, check_mode=False)
+    assert result["burned"] and fake.flash == "12.28.1002"
+    burns = [argv for argv in fake.calls if "-u" in argv]
+    assert burns == [["mlxfwmanager", "-d", DEVICE, "-i", path, "-u", "-y"]]
+
+
+def test_a_manager_that_leaves_the_flash_alone_fails_the_burn(older):
+    # `Up to date` with exit status 0 is no burn: the read-back says what the flash holds.
+    fake = FakeFwManager({older[0]: "12.20.1010"}, honours_force=False)
+    req = older_request(*older, allow_downgrade=True)
+    with pytest.raises(FirmwareError, match=r"flash holds 12\.23\.1020, not 12\.20\.1010"):
+        roll_out(req, fake, FWMANAGER_ONLY, sha256_of, check_mode=False)
 
 
 class HalfBurnFlint(FakeFlint):

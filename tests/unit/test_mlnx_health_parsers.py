@@ -4,11 +4,12 @@ Each sample under tests/fixtures/mlnx/ names its source in its header (seed 000'
 MFT captures, the mstflint sources, a public ConnectX-6 capture, this machine).
 """
 
+import re
 from pathlib import Path
 
 import pytest
 from cxfab.mlnx.mlxcables import MlxcablesParseError, parse_mlxcables
-from cxfab.mlnx.mlxlink import MlxlinkParseError, parse_ber, parse_mlxlink
+from cxfab.mlnx.mlxlink import MODULE_OPCODES, MlxlinkParseError, parse_ber, parse_mlxlink
 from cxfab.mlnx.nicstats import (
     EthtoolParseError,
     health_counters,
@@ -37,8 +38,20 @@ def test_seed000_third_party_cable_names_the_opcode_and_its_text():
     assert report.recommendation == (
         "Connected wrong module type. Change to a different module type."
     )
-    assert report.cause() == "module not supported (opcode 1036)"
+    assert report.cause() == "module's PMD type is not enabled (opcode 1036)"
     assert report.effective_errors is None and report.raw_errors_per_lane == ()
+
+
+def test_module_opcode_texts_are_the_pddr_register_descriptions():
+    """Each MNG FW opcode's text is the register's own (the fixture cites the source)."""
+    listed = {}
+    for line in sample("pddr_monitor_opcodes.txt").splitlines():
+        number, _, text = line.partition(" - ")
+        # Our words: first letter lower-cased, no "(see REGISTER)" reference or period.
+        text = re.sub(r"\s*\(see [A-Z]+\)", "", text).rstrip(".")
+        listed[int(number)] = text[0].lower() + text[1:]
+    assert listed == MODULE_OPCODES
+    assert MODULE_OPCODES[1026] == "bus stuck (I2C Data or clock shorted)"
 
 
 def test_seed000_healthy_port_in_the_mft_4_15_layout():
@@ -185,7 +198,7 @@ def test_pcie_fails_closed(tmp_path):
 
 def test_mlx5_counters_grouped_by_kind():
     counters = parse_ethtool_stats(sample("ethtool_mlx5.txt"))
-    assert counters["rx_crc_errors_phy"] == 3 and len(counters) == 22
+    assert counters["rx_crc_errors_phy"] == 3 and len(counters) == 26
     grouped = health_counters(counters)
     assert grouped["error"] == {"rx_crc_errors_phy": 3, "rx_symbol_err_phy": 0, "tx_errors_phy": 0}
     assert grouped["discard"] == {
@@ -198,6 +211,13 @@ def test_mlx5_counters_grouped_by_kind():
         "rx_prio3_pause": 120,
         "tx_pause_ctrl_phy": 0,
         "tx_prio3_pause": 44,
+    }
+    # Traffic of each priority: what verify's lossless check requires to move under load.
+    assert grouped["priority"] == {
+        "rx_prio3_bytes": 5120000,
+        "rx_prio3_packets": 5000,
+        "tx_prio3_bytes": 4096000,
+        "tx_prio3_packets": 4000,
     }
     assert grouped["link_down"] == {"link_down_events_phy": 1}
     # per-queue copies and durations are not counted twice

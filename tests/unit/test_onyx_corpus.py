@@ -58,6 +58,13 @@ def test_json_print_version_without_product_release_gives_the_release_not_the_up
         ("mlag_error_after_line1.txt", health.parse_show_mlag),
         ("mlag_3.10.txt", health.parse_show_mlag_vip),
         ("magp.txt", health.parse_mpo_summary),
+        ("not_a_record.txt", health.parse_show_magp),
+        ("magp_truncated.txt", health.parse_show_magp),
+        ("mlag_3.10.txt", health.parse_show_magp),
+        ("empty.txt", health.parse_show_vrrp),
+        ("not_a_record.txt", health.parse_show_vrrp),
+        ("vrrp_error_in_record.txt", health.parse_show_vrrp),
+        ("magp_20_30.txt", health.parse_show_vrrp),
     ],
 )
 def test_unreadable_outputs_are_refused_with_command_and_first_lines(name, parser):
@@ -108,3 +115,86 @@ def test_system_mac_equal_never_compares_two_missing_values():
     checks = health.pair_checks("rack1", {"sw-a": sc_a, "sw-b": sc_b}, outputs)
     equal = next(c for c in checks if c["id"] == "mlag.system_mac_equal")
     assert equal["status"] == "fail" and "unreadable" in equal["observed"]
+
+
+# ------------------------------------------------------------------ gateways and the partner
+DAMAGED = ["empty.txt", "not_a_record.txt", "mlag_error_after_line1.txt", "mlag_truncated.txt"]
+
+
+def gateway_fabric():
+    """The example pair with VLANs 1 and 10 on VRRP (masters spread) and 20, 30 on MAGP."""
+    fabric = example_fabric(lossless=False)
+    for vlan in fabric["vlans"][:2]:
+        vlan["gateway"] = {"mode": "vrrp", "virtual_ip": vlan["gateway"]["virtual_ip"]}
+    return fabric
+
+
+def _gateway_outputs(switch: str) -> dict:
+    return {"magp": text("magp_20_30.txt"), "vrrp": text(f"vrrp_{switch}.txt")}
+
+
+def test_vrrp_records_read_with_their_state_and_priority():
+    vrrp = health.parse_show_vrrp(text("vrrp_sw-a.txt"))
+    assert vrrp[(1, 1)] == {"state": "Master", "virtual_ip": "12.0.0.1", "priority": 110}
+    assert vrrp[(10, 10)]["state"] == "Backup"
+
+
+@pytest.mark.parametrize("damaged", [*DAMAGED, "magp_truncated.txt", "vrrp_error_in_record.txt"])
+@pytest.mark.parametrize("command", ["magp", "vrrp"])
+def test_no_gateway_check_passes_on_an_output_it_did_not_read(command, damaged):
+    sc, _ = intended(gateway_fabric(), "sw-a")
+    sc = {**sc, "mlag": None, "mlag_port_channels": []}
+    outputs = {"files": "Unsaved changes : no\n", **_gateway_outputs("sw-a")}
+    good = health.switch_checks(sc, outputs, {}, "3.6.5000")
+    assert all(check["status"] == "pass" for check in good), good
+    bad = health.switch_checks(sc, {**outputs, command: text(damaged)}, {}, "3.6.5000")
+    changed = [b for g, b in zip(good, bad, strict=True) if g != b]
+    assert {c["id"].split(".")[0] for c in changed} == {command}
+    for check in changed:
+        assert check["status"] == "fail" and f"could not read `show {command}`" in check["observed"]
+
+
+def _pair(outputs_b: dict):
+    structures = {s: intended(gateway_fabric(), s)[0] for s in ("sw-a", "sw-b")}
+    outputs = {"sw-a": _gateway_outputs("sw-a"), "sw-b": outputs_b}
+    return [
+        c
+        for c in health.pair_checks("rack1", structures, outputs)
+        if c["id"] != "mlag.system_mac_equal"
+    ]
+
+
+def test_one_vrrp_master_per_vrid_over_both_peers_passes():
+    checks = _pair(_gateway_outputs("sw-b"))
+    assert [c["id"] for c in checks] == ["vrrp.1.1.master", "vrrp.10.10.master"]
+    assert all(c["status"] == "pass" for c in checks), checks
+
+
+@pytest.mark.parametrize("damaged", [*DAMAGED, "vrrp_error_in_record.txt", None])
+def test_the_vrrp_master_check_fails_when_the_partner_could_not_be_read(damaged):
+    # sw-a alone is Master of VRID 1: an unread partner must not make that "exactly one".
+    partner = {"vrrp": None if damaged is None else text(damaged)}
+    for check in _pair(partner):
+        assert check["status"] == "fail", check
+        assert "sw-b: could not read `show vrrp`" in check["observed"]
+
+
+def test_a_partner_read_without_the_instance_is_told_apart_from_an_unread_one():
+    only_vlan_1 = text("vrrp_sw-b.txt").split("\nVRRP vlan 10")[0]
+    checks = {c["id"]: c for c in _pair({"vrrp": only_vlan_1})}
+    assert checks["vrrp.1.1.master"]["status"] == "pass"
+    absent = checks["vrrp.10.10.master"]
+    assert absent["status"] == "fail" and "sw-b: instance absent" in absent["observed"]
+    assert "could not read" not in absent["observed"]
+
+
+@pytest.mark.parametrize("damaged", [*DAMAGED, None])
+def test_system_mac_equal_fails_when_only_the_partner_could_not_be_read(damaged):
+    structures = {s: intended(example_fabric(), s)[0] for s in ("sw-a", "sw-b")}
+    outputs = {
+        "sw-a": {"mlag": text("mlag_3.10.txt")},
+        "sw-b": {"mlag": None if damaged is None else text(damaged)},
+    }
+    checks = health.pair_checks("rack1", structures, outputs)
+    equal = next(c for c in checks if c["id"] == "mlag.system_mac_equal")
+    assert equal["status"] == "fail" and "sw-b: unreadable" in equal["observed"]

@@ -148,3 +148,47 @@ def test_system_mac_equal_reads_each_peer_by_its_own_release():
     checks = health.pair_checks("rack1", structures, outputs, {"sw-a": NEW, "sw-b": NEW})
     equal = next(c for c in checks if c["id"] == "mlag.system_mac_equal")
     assert equal["status"] == "fail" and "sw-b: unreadable" in equal["observed"]
+
+
+# ------------------------------------------------------------------ gateways and the partner
+def _gateway_structures() -> dict:
+    """The example pair with VLANs 1 and 10 on VRRP and 20, 30 on MAGP."""
+    fabric = example_fabric(lossless=False)
+    for vlan in fabric["vlans"][:2]:
+        vlan["gateway"] = {"mode": "vrrp", "virtual_ip": vlan["gateway"]["virtual_ip"]}
+    return {switch: intended(fabric, switch)[0] for switch in ("sw-a", "sw-b")}
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    ["empty.txt", "mlag_truncated.json", "magp_no_state.json", "magp.txt", "mlag_3.10.json"],
+)
+def test_no_magp_check_passes_on_a_json_reply_it_did_not_read(damaged):
+    sc = {**_gateway_structures()["sw-a"], "mlag": None, "mlag_port_channels": [], "vrrp": []}
+    good_outputs = {"files": text("files.json"), "magp": text("magp_20_30_named_list.json")}
+    good = health.switch_checks(sc, good_outputs, {}, NEW)
+    assert [c["status"] for c in good] == ["pass"] * 5, good
+    bad = health.switch_checks(sc, {**good_outputs, "magp": text(damaged)}, {}, NEW)
+    assert bad[0] == good[0]  # config.saved did not read show magp
+    for check in bad[1:]:
+        assert check["status"] == "fail"
+        assert "could not read `show magp | json-print`" in check["observed"], check
+
+
+@pytest.mark.parametrize("damaged", ["empty.txt", "mlag_truncated.json", "mlag_3.10.txt", None])
+def test_pair_checks_fail_when_only_the_json_partner_could_not_be_read(damaged):
+    partner = None if damaged is None else text(damaged)
+    outputs = {
+        "sw-a": {"mlag": text("mlag_3.10.json"), "vrrp": text("vrrp_sw-a.txt")},
+        "sw-b": {"mlag": partner, "vrrp": partner},
+    }
+    checks = health.pair_checks("rack1", _gateway_structures(), outputs, {"sw-a": NEW, "sw-b": NEW})
+    assert [c["id"] for c in checks] == [
+        "mlag.system_mac_equal",
+        "vrrp.1.1.master",
+        "vrrp.10.10.master",
+    ]
+    assert all(c["status"] == "fail" for c in checks), checks
+    assert "sw-b: unreadable" in checks[0]["observed"]
+    # show vrrp is read as text on every release (no public json-print capture).
+    assert all("sw-b: could not read `show vrrp`" in c["observed"] for c in checks[1:])

@@ -136,11 +136,23 @@ def test_dcb_pfc_unreadable_replies_fail_closed():
 
 
 def _lossless_outputs(running):
+    """`running`: a config body; the switch prints it under its running-database header."""
     return {
         **_outputs("show_mlag_healthy.txt"),
         "pfc": (CORPUS / "dcb_pfc.txt").read_text(),
-        "running": running,
+        "running": '##\n## Running database "initial"\n##\n' + running,
     }
+
+
+def test_a_running_config_without_its_header_fails_the_checks_built_on_it():
+    sc, text = intended(example_fabric(), "sw-a")
+    checks = _by_id(health.switch_checks(sc, {**_lossless_outputs(text), "running": text}, {}))
+    for check_id in ("trust.1/1", "ecn.1/2"):
+        assert checks[check_id]["status"] == "fail"
+        assert (
+            "could not read `show running-config`: no `## Running database`"
+            in (checks[check_id]["observed"])
+        )
 
 
 def test_lossless_checks_read_pfc_per_port_trust_and_ecn():

@@ -132,6 +132,23 @@ def test_a_vlan_carrying_unmanaged_lines_is_not_pruned_and_is_named():
     ]
 
 
+def test_a_vlan_used_only_by_an_unmanaged_port_is_not_pruned_and_is_named():
+    _, text = intended(example_fabric(), "sw-a")
+    carried = "interface ethernet 1/9 switchport hybrid allowed-vlan add 76-77"
+    running = (
+        text
+        + "".join(f"vlan {vlan}\nvlan {vlan} name spare\n" for vlan in (76, 77, 78))
+        + f"interface ethernet 1/9 switchport mode hybrid\n{carried}\n"
+    )
+    plan = _plan(example_fabric(), running)
+    assert plan.lines == ["no vlan 78"]  # the one no port uses is still pruned
+    assert plan.warnings == [
+        f"vlan/interface vlan {vlan} is not pruned: it carries lines cxfab does not manage: "
+        + carried
+        for vlan in (76, 77)
+    ]
+
+
 def test_a_revert_plan_restores_the_snapshot_with_teardown_order():
     _, text = intended(example_fabric(), "sw-a")
     plan = make_plan(parse_running_config(""), parse_running_config(text), Scope.all(), True)

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+from cxfab.onyx import vrrp
 from cxfab.onyx.parser import parse_running_config
 from onyx_helpers import GOLDEN, REPO, example_fabric, intended, inventory_fabric
 
@@ -43,6 +44,22 @@ def test_every_rendered_line_is_understood_by_the_parser():
     assert parsed.unknown == [] and parsed.warnings == []
     assert ("vrrp_no_preempt", 1, 1) in parsed.statements
     assert parsed.get(("vrrp_interval", 10, 10)) == 3
+
+
+def test_the_template_renders_vrrp_exactly_as_the_one_dialect_table_sets_it():
+    fabric = example_fabric()
+    for vlan in fabric["vlans"][:2]:
+        vlan["gateway"] = {
+            "mode": "vrrp",
+            "virtual_ip": vlan["gateway"]["virtual_ip"],
+            "vrrp": {"preempt": False, "advertisement_interval": 3},
+        }
+    _, text = intended(fabric, "sw-a")
+    rendered = [line for line in text.splitlines() if " vrrp " in line]
+    read = [st for st in parse_running_config(text).statements.values() if st.kind in vrrp.FORMS]
+    assert rendered == [vrrp.set_line(st.kind, st.key[1], st.key[2], st.value) for st in read]
+    # Every form of the table is rendered (sw-a is the master of VLAN 1: priority 110).
+    assert {st.kind for st in read} == set(vrrp.FORMS)
 
 
 def test_default_values_are_not_rendered():

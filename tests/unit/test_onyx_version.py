@@ -24,6 +24,25 @@ def test_release_from_show_version():
         version.release_from_show_version("Product name: Onyx\n")
 
 
+@pytest.mark.parametrize(
+    ("output", "why"),
+    [
+        ("Product name: Onyx\nUptime: 1d 2h\n", "no 'Product release:' line"),
+        ('% Unrecognized command "versoin"\nType "?" for help.\n', "no 'Product release:'"),
+        ("Product release: next\nBuild ID: #1\n", "'next' is not a release"),
+        ('{"Product name": "Onyx", "Uptime": "1d"', "is not JSON"),
+        ('{"Product name": "Onyx", "Version summary": "X86_64 dev"}', "has no release field"),
+    ],
+)
+def test_a_release_that_cannot_be_read_shows_the_first_lines(output, why):
+    with pytest.raises(version.VersionError) as caught:
+        version.release_from_show_version(output)
+    message = str(caught.value)
+    assert why in message
+    first = next(line for line in output.splitlines() if line.strip()).strip()
+    assert f"first lines: {first[:40]}" in message
+
+
 def test_both_json_print_shapes_normalise_to_the_same_items():
     old = [{"header": "MAGP 10", "State": "Master", "Interface vlan": "10"}]
     new = [{"MAGP 10": [{"State": "Master", "Interface vlan": "10"}]}]

@@ -109,11 +109,13 @@ def test_latest_is_replaced_not_merged(tmp_path):
 def test_verify_sections_follow_the_tags():
     from cxfab.report import sections_run
 
-    assert sections_run(["all"], []) == ["switches", "hosts", "dataplane", "qos", "perf"]
+    everything = ["switches", "hosts", "health", "dataplane", "qos", "perf"]
+    assert sections_run(["all"], []) == everything
     assert sections_run(["verify_hosts", "always"], []) == ["hosts"]
     assert sections_run(["verify_dataplane"], []) == ["dataplane"]
-    assert sections_run(["all"], ["verify_perf"]) == ["switches", "hosts", "dataplane", "qos"]
-    assert sections_run([], ["verify_qos", "verify_perf"]) == ["switches", "hosts", "dataplane"]
+    assert sections_run(["verify_health"], []) == ["health"]
+    assert sections_run(["all"], ["verify_perf"]) == everything[:-1]
+    assert sections_run([], ["verify_qos", "verify_perf"]) == everything[:-2]
 
 
 # ---------------------------------------------------------------- the report a person reads first
@@ -242,7 +244,7 @@ def test_example_report_reads_summary_failures_diff_plots_table(tmp_path):
     assert "| lossless (not verified in this run) | - | - | - | - |" in md
     assert (
         "| **FAIL** | link/cable | lab-host1 | link.cxb0.diag | "
-        "module not supported (opcode 1036), cable OPTCORE Q-100G-DAC-P2M |"
+        "module's PMD type is not enabled (opcode 1036), cable OPTCORE Q-100G-DAC-P2M |"
     ) in md
     assert "| pcie.cx4.link | lab-host1 | pass | fail |" in md
     html = (out / "report.html").read_text()

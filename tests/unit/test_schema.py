@@ -168,7 +168,11 @@ def test_every_string_field_has_a_format_or_valid_values():
 @pytest.mark.parametrize(
     ("fmt", "bad"),
     [
-        ("netdev", ["b$(id)", "b*", ".", "..", "bond 0", "bönd", "bond0\n"]),
+        ("netdev", ["b$(id)", "b*", ".", "..", "bond 0", "bönd", "bond0\n", "-bond0", "-"]),
+        (
+            "inventory_hostname",
+            ["../../etc", "a/b", "card$(id)", "a\nb", "ñode", "-a", ".a", "a..b", "a.", "a" * 129],
+        ),
         ("name", ["a;b", "a\n", "a" * 65, "-a"]),
         ("text", ["a\nb", 'a"b', "a;b", "a#b", "a`b`", " lead", "trail ", "a" * 65]),
         ("path", ["-i", "a b", "a;b", "a$(x)", "a\n"]),
@@ -179,3 +183,22 @@ def test_every_string_field_has_a_format_or_valid_values():
 def test_strict_formats_refuse_shell_and_control_characters(fmt, bad):
     check = schema.FORMATS[fmt][0]
     assert not [value for value in bad if check(value)]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "good"),
+    [
+        ("netdev", ["bond0", "enp23s0f0", "bond0.10", "a-b", "x_1"]),
+        ("inventory_hostname", ["cardamine", "node-01", "gpu_7", "n1.rack3.example.com"]),
+    ],
+)
+def test_strict_formats_keep_ordinary_names(fmt, good):
+    check = schema.FORMATS[fmt][0]
+    assert [value for value in good if not check(value)] == []
+
+
+def test_every_mapping_with_free_keys_gives_them_a_format():
+    # A free key reaches file names and references like any value: none is left unchecked.
+    nodes = [(p, n) for p, n in gen_data_model_doc.documented_nodes() if "values" in n]
+    nodes.append(("hosts", schema.load()["hosts"]))
+    assert [path for path, node in nodes if node.get("key_format") not in schema.FORMATS] == []

@@ -146,7 +146,24 @@ def test_write_structured_rewrites_only_what_changed_and_removes_gone_devices(tm
     assert write_structured(str(tmp_path), devices) == (["a", "b"], [])
     assert write_structured(str(tmp_path), devices) == ([], [])
     assert write_structured(str(tmp_path), {"a": {"x": 3}}) == (["a"], ["b"])
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yml"]
+    assert sorted(p.name for p in tmp_path.glob("*.yml")) == ["a.yml"]
+
+
+def test_an_unchanged_device_is_not_dumped_again_but_a_touched_file_is(tmp_path, monkeypatch):
+    from cxfab.structured import files
+
+    devices = {"a": {"x": 1}, "b": {"x": [1, 2]}}
+    write_structured(str(tmp_path), devices)
+    dumped = []
+    real_dump = files.dump
+    monkeypatch.setattr(files, "dump", lambda sc: dumped.append(sc) or real_dump(sc))
+    assert write_structured(str(tmp_path), devices) == ([], []) and dumped == []
+    # A file edited by hand (its size changed) is written again from the data.
+    (tmp_path / "b.yml").write_text("---\nx: edited by hand\n")
+    assert write_structured(str(tmp_path), devices) == (["b"], [])
+    assert (tmp_path / "b.yml").read_text() == real_dump({"x": [1, 2]})
+    # Changed data is dumped whatever the index says.
+    assert write_structured(str(tmp_path), {**devices, "a": {"x": 2}}) == (["a"], [])
 
 
 def test_lossless_host_section_enables_pfc_and_ecn_on_the_roce_priority_only():
@@ -181,3 +198,15 @@ def test_switch_lossless_covers_the_ports_of_mpos_carrying_roce_and_global_pfc()
     assert sc["protocols"]["dcb_pfc"] is True
     assert sc["scope"]["lossless_ports"] == ["1/1", "1/2", "1/35", "1/36"]
     assert build_all(example_fabric(lossless=False))["sw-a"]["lossless"] is None
+
+
+def test_many_devices_are_dumped_in_parallel_with_the_same_text(tmp_path, monkeypatch):
+    from cxfab.structured import files
+
+    devices = {f"h{i}": {"n": i, "files": {"a.network": "[Match]\nName=x\n"}} for i in range(9)}
+    monkeypatch.setattr(files, "PARALLEL_FROM", 4)
+    monkeypatch.setattr(files.os, "cpu_count", lambda: 2)
+    written, _ = write_structured(str(tmp_path / "par"), devices)
+    assert written == sorted(devices, key=lambda n: int(n[1:]))
+    for name, structured in devices.items():
+        assert (tmp_path / "par" / f"{name}.yml").read_text() == dump(structured)

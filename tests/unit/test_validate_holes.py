@@ -1,76 +1,112 @@
 """The validation holes of issue 11: wrong types, YAML conversions, one run for all errors."""
 
 import copy
+import itertools
 
 import pytest
 import yaml
 from cxfab.schema import checker
 from cxfab.validate import validate_inventory
 
-from tests.tools import inventory
+from tests.tools import gen_data_model_doc, inventory
 
 EXAMPLE = inventory.load()
 TYPE_WORDS = {
-    str: "a string",
-    bool: "a boolean (true/false)",
-    int: "an integer",
-    float: "a number",
+    "str": "a string",
+    "bool": "a boolean (true/false)",
+    "int": "an integer",
+    "float": "a number",
+    "dict": "a mapping",
+    "list": "a list",
 }
+HOST = "apricot"
+# A free key of the example for each documented key name.
+FREE_KEYS = {"<peer>": "sw-a", "<threshold>": "extra", "<PARAM>": "SRIOV_EN"}
 
 
 def run(inv):
     return validate_inventory(inv.fabric_vars(), inv.cxfab_hosts(), inv.groups, inv.host_settings())
 
 
-def scalar_leaves(value, path):
-    """(patch path, value) of every scalar inside an inventory value."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from scalar_leaves(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from scalar_leaves(item, f"{path}[{index}]")
-    else:
-        yield path, value
+def concrete(documented: str) -> str:
+    """`cxfab_vlans[].svi_addresses.<peer>` -> `cxfab_vlans[0].svi_addresses.sw-a`."""
+    path = documented.replace("[]", "[0]")
+    for name, key in FREE_KEYS.items():
+        path = path.replace(name, key)
+    return path
 
 
-def all_leaves():
-    for var, value in EXAMPLE.fabric_vars().items():
-        for path, leaf in scalar_leaves(value, var):
-            yield None, path, leaf
-    for path, leaf in scalar_leaves(EXAMPLE.cxfab_hosts()["apricot"], "cxfab_host"):
-        yield "apricot", path, leaf
+def schema_nodes():
+    """(host, concrete path, node) of every schema node below the inventory variables.
+
+    Walked from the schema, not from the example: a node the example leaves out (a
+    soft-RoCE device, VRRP, a supported cable) is tested too.
+    """
+    for documented, node in gen_data_model_doc.documented_nodes():
+        if documented == "cxfab_host":  # an undefined cxfab_host has its own message
+            continue
+        host = HOST if documented.startswith("cxfab_host") else None
+        yield host, concrete(documented), node
 
 
-LEAVES = list(all_leaves())
+NODES = list(schema_nodes())
+
+
+def set_deep(data: dict, path: str, value) -> None:
+    """Set `path` in `data`, making the mappings and list entries on the way."""
+    parts = inventory.parse_path(path)
+    for part, after in itertools.pairwise(parts):
+        kind = list if isinstance(after, int) else dict
+        if isinstance(part, int):
+            while len(data) <= part:
+                data.append(kind())
+        elif not isinstance(data.get(part), kind):
+            data[part] = kind()
+        data = data[part]
+    data[parts[-1]] = value
 
 
 def error_lines(host, path, value):
-    patch = {"path": path, "value": value}
-    if host:
-        patch["host"] = host
-    result = run(inventory.apply(EXAMPLE, [patch]))
+    inv = copy.deepcopy(EXAMPLE)
+    set_deep(inv.host_vars[host] if host else inv.all_vars, path, value)
+    result = run(inv)
     assert result.fabric is None
     where = f"{path} (host {host})" if host else path
     return where, [str(error) for error in result.errors]
 
 
-@pytest.mark.parametrize(("host", "path", "value"), LEAVES, ids=[p for _, p, _ in LEAVES])
-def test_a_null_in_any_field_names_its_path_and_the_expected_type(host, path, value):
+def test_the_walk_reaches_the_nodes_the_example_leaves_out():
+    paths = {path for _, path, _ in NODES}
+    assert {
+        "cxfab_host.rdma.devices[0].name",
+        "cxfab_host.irq_affinity.cpus",
+        "cxfab_supported_cables[0].vendor",
+        "cxfab_vlans[0].gateway.vrrp.priorities.sw-a",
+        "cxfab_host.nics[0].ports[0].ipoib.ib_mtu",
+        "cxfab_switch_pairs[0].peers[0].mgmt_port",
+        "cxfab_switch_pairs[0].mlag.ipl.mtu",
+        "cxfab_workloads.thresholds.extra",
+    } <= paths
+    assert any(path.startswith("cxfab_roce.") for path in paths)
+
+
+@pytest.mark.parametrize(("host", "path", "node"), NODES, ids=[p for _, p, _ in NODES])
+def test_a_null_in_any_field_names_its_path_and_the_expected_type(host, path, node):
     where, lines = error_lines(host, path, None)
-    word = TYPE_WORDS[type(value)]
-    if isinstance(value, int) and "thresholds" in path:
-        word = "a number"  # thresholds are floats that accept integers
-    assert f"{where}: expected {word}, got null" in lines
+    assert f"{where}: expected {TYPE_WORDS[node['type']]}, got null" in lines, lines
 
 
-@pytest.mark.parametrize("bad", [True, {"a": 1}, ["x"]], ids=["bool", "mapping", "list"])
-def test_wrong_types_never_crash_and_name_the_path(bad):
-    for host, path, value in LEAVES:
-        if isinstance(value, bool) and isinstance(bad, bool):
-            continue
-        where, lines = error_lines(host, path, bad)
-        assert any(line.startswith(f"{where}: expected ") for line in lines), (path, lines)
+@pytest.mark.parametrize(("host", "path", "node"), NODES, ids=[p for _, p, _ in NODES])
+def test_a_wrong_type_in_any_field_names_its_path_and_the_expected_type(host, path, node):
+    wrong = {"a": 1} if node["type"] == "list" else ["x"]
+    got = "a mapping" if node["type"] == "list" else "a list"
+    where, lines = error_lines(host, path, wrong)
+    assert f"{where}: expected {TYPE_WORDS[node['type']]}, got {got}" in lines, lines
+    # A boolean where another scalar belongs; mlxconfig values take YAML's booleans as
+    # the tool's own True/False labels.
+    if node["type"] not in ("bool", "dict", "list") and node.get("format") != "nv_value":
+        where, lines = error_lines(host, path, True)
+        assert any(line.startswith(f"{where}: expected ") for line in lines), lines
 
 
 def test_every_error_of_the_inventory_is_reported_in_one_run():

@@ -6,7 +6,27 @@ import html
 import json
 from pathlib import Path
 
-from .tables import SOFT_ROCE_NOTE, build_tables
+from . import tables, tables_more
+from .tables import SOFT_ROCE_NOTE
+
+BUILDERS = {
+    "pingpong_matrix": tables.pingpong_table,
+    "reference_tools": tables.reference_table,
+    "numa": tables.numa_table,
+    "rcat": tables_more.rcat_table,
+    "latency": tables_more.latency_table,
+    "smc": tables_more.smc_table,
+    "rsocket": tables_more.rsocket_table,
+}
+
+
+def build_tables(records: list[dict]) -> list[dict]:
+    """One table per experiment present in the records, in the plan's order."""
+    present = []
+    for rec in records:
+        if rec.get("experiment") in BUILDERS and rec["experiment"] not in present:
+            present.append(rec["experiment"])
+    return [BUILDERS[e](records) for e in present]
 
 
 def cell(value) -> str:
@@ -35,6 +55,21 @@ def build(records: list[dict], meta: dict) -> dict:
     }
 
 
+def pinning(meta: dict) -> str:
+    """Where the runs were pinned: each host's NIC-local cores (and all of its online ones)."""
+    cores = meta.get("cores") or {}
+    sides = [
+        f"{side} {meta.get(side, '?')}: NIC-local {c.get('local') or 'unknown'} "
+        f"of {c.get('online') or '?'}"
+        for side, c in ((side, cores.get(side) or {}) for side in ("server", "client"))
+    ]
+    return (
+        "Cores: "
+        + "; ".join(sides)
+        + " (runs pinned to the NIC-local ones, numa's far runs to the others)."
+    )
+
+
 def markdown(report: dict) -> str:
     meta = report["meta"]
     lines = [
@@ -44,11 +79,15 @@ def markdown(report: dict) -> str:
         f"{meta.get('client', '?')} (client). Seed figures are the published ones (their "
         "hardware); only the ratios carry across machines.",
         "",
+        pinning(meta),
+        "",
         f"> {report['soft_roce_note']}",
         "",
     ]
     for table in report["tables"]:
         lines += [f"## {table['title']}", ""]
+        if table.get("note"):
+            lines += [f"> {table['note']}", ""]
         columns = _columns(table["rows"])
         if columns:
             lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
@@ -115,14 +154,20 @@ def html_page(report: dict) -> str:
         "padding:2px 6px;font-size:12px;text-align:right}th{background:#eee}"
         ".note{background:#fff6dd;padding:8px}</style></head><body>",
         f"<h1>Seed experiments: {html.escape(str(meta.get('pair', '')))}</h1>",
+        f"<p>Run {html.escape(str(meta.get('started', '')))}. {html.escape(pinning(meta))}</p>",
         f"<p class='note'>{html.escape(report['soft_roce_note'])}</p>",
     ]
     for table in report["tables"]:
         out.append(f"<h2>{html.escape(table['title'])}</h2>")
+        if table.get("note"):
+            out.append(f"<p class='note'>{html.escape(table['note'])}</p>")
         columns = _columns(table["rows"])
         if columns:
             out.append(
-                "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>"
+                "<table><tr>"
+                # Spaced headers wrap: a wide table still fits the page.
+                + "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in columns)
+                + "</tr>"
             )
             for row in table["rows"]:
                 out.append(

@@ -1,10 +1,10 @@
 """The seeds' published figures, with their conditions, to print beside ours.
 
 Numbers are transcribed from the seed reports in /work/shared/seeds (000: stencil
-ping-pong over ConnectX-5 100 GbE RoCE, PCIe 3.0 x8; 001: NUMA placement on a 40 GbE
-NIC; 002: SMC-D loopback patch set; 003: "RDMA cat" on ConnectX-2 QDR InfiniBand at
-PCIe 2.0 x8; 004: rsockets on ConnectX-3 40 Gb/s). Only figures the report compares
-are kept; each carries where it comes from.
+ping-pong over ConnectX-4 EDR VPI cards in Ethernet mode, 100 GbE RoCE, PCIe 3.0 x8;
+001: NUMA placement on a 40 GbE NIC; 002: SMC-D loopback patch set; 003: "RDMA cat"
+on ConnectX-2 QDR InfiniBand at PCIe 2.0 x8; 004: rsockets on ConnectX-3 40 Gb/s).
+Only figures the report compares are kept; each carries where it comes from.
 """
 
 from __future__ import annotations
@@ -75,8 +75,16 @@ def seed_000_row(transport: str, compute: bool, size: int, pairs: int) -> dict |
 
 # Other seeds' headline figures: name -> (value, unit, source and conditions).
 SEED_FIGURES = {
-    "000_qperf_rc_rdma_write_bw": (7.25e9, "B/s", "seed 000: qperf -cm1 -m 1M, ConnectX-5"),
-    "000_qperf_rc_rdma_read_bw": (6.47e9, "B/s", "seed 000: qperf -cm1 -m 1M, ConnectX-5"),
+    "000_qperf_rc_rdma_write_bw": (
+        7.25e9,
+        "B/s",
+        "seed 000: qperf -cm1 -m 1M, ConnectX-4 at 100 GbE",
+    ),
+    "000_qperf_rc_rdma_read_bw": (
+        6.47e9,
+        "B/s",
+        "seed 000: qperf -cm1 -m 1M, ConnectX-4 at 100 GbE",
+    ),
     "000_iperf_1": (4.80e9, "B/s", "seed 000: iperf TCP, 1 stream, 10 s"),
     "000_iperf_4": (6.90e9, "B/s", "seed 000: iperf TCP, 4 streams, 10 s"),
     "000_pcie_ceiling": (63.008e9 / 8, "B/s", "seed 000: PCIe 8 GT/s x8 (kernel message)"),
@@ -94,6 +102,7 @@ SEED_FIGURES = {
     "003_iperf3": (2.9e9, "B/s", "seed 003: iperf3 over IPoIB"),
     "004_rsocket_rtt": (1.9e-6, "s", "seed 004: netperf TCP_RR 1 B over rsockets"),
     "004_rsocket_stream": (39.4e9 / 8, "B/s", "seed 004: netperf stream 4-64 KiB, rsockets"),
+    "004_rsocket_stream_large": (25.8e9 / 8, "B/s", "seed 004: netperf stream >= 64 KiB"),
     "004_link": (40e9 / 8, "B/s", "seed 004: ConnectX-3 port rate 40 Gb/s"),
 }
 

@@ -7,7 +7,9 @@ are up again and, for 802.3ad, in the active aggregator).
 
 from __future__ import annotations
 
+import os
 import re
+import time
 
 
 def _int(text):
@@ -91,3 +93,23 @@ def member_states(bond, text):
         states[name] = state + ("" if ok else " - not ready")
     ready = all(not s.endswith(" - not ready") and s != "not enslaved" for s in states.values())
     return ready, states
+
+
+def read_bond_status(proc_dir, name):
+    """The text of <proc_dir>/<name>, or None when the bond does not exist."""
+    try:
+        with open(os.path.join(proc_dir, name), encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def wait_for_members(bond, proc_dir, timeout, interval, clock=time.monotonic, sleep=time.sleep):
+    """(ready, seconds waited, member states); raises ValueError on an unreadable status."""
+    start = clock()
+    while True:
+        ready, states = member_states(bond, read_bond_status(proc_dir, bond["name"]))
+        waited = round(clock() - start, 1)
+        if ready or waited >= timeout:
+            return ready, waited, states
+        sleep(interval)

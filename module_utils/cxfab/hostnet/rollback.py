@@ -36,6 +36,7 @@ PACKAGE_FILES = (
     "cxfab/__init__.py",
     "cxfab/hostnet/__init__.py",
     "cxfab/hostnet/bonding.py",
+    "cxfab/hostnet/ipoib.py",
     "cxfab/hostnet/linkplan.py",
     "cxfab/hostnet/restore.py",
     "cxfab/hostnet/netlink.py",
@@ -157,7 +158,8 @@ def arm(
     spawner=subprocess.Popen,
     clock=time.time,
 ) -> dict:
-    """Record `snapshot` (`links`, `files`, `networkd_dir`) and start the watchdog.
+    """Record `snapshot` (`links`, `files`, `networkd_dir`; `ipoib` and `root` where IPoIB
+    interfaces change) and start the watchdog.
 
     A record still armed by an unconfirmed earlier change keeps its entries: they
     hold the state before that change, the last one anybody confirmed. Returns the
@@ -172,8 +174,8 @@ def arm(
         earlier = _read_json(os.path.join(directory, ARMED))
         if earlier:
             _stop(earlier, runner)
-            for section in ("links", "files"):
-                snapshot[section] = {**snapshot[section], **earlier[section]}
+            for section in ("links", "files", "ipoib"):
+                snapshot[section] = {**snapshot.get(section, {}), **earlier.get(section, {})}
         token = secrets.token_hex(8)
         record = {
             **snapshot,
@@ -274,6 +276,8 @@ def fire(
     """Restore the snapshot of `token` if it is still armed; return the result (None: not armed).
 
     `stop` (a runner) also stops the watchdog: the module restoring after a failed change.
+    The result keeps the armed `deadline` beside the host-clock times the restore
+    `started` and ended (`at`), so a reader can tell the timer kept its word.
     """
     with _locked(directory):
         armed = _read_json(os.path.join(directory, ARMED))
@@ -281,6 +285,7 @@ def fire(
             return None
         if stop is not None:
             _stop(armed, stop)
+        started = clock()
         restored, errors = (restorer or restore)(armed)
         result = {
             "state": "reverted",
@@ -288,6 +293,8 @@ def fire(
             "reason": reason,
             "restored": restored,
             "errors": errors,
+            "deadline": armed["deadline"],
+            "started": started,
             "at": clock(),
         }
         _write_json(os.path.join(directory, RESULT), result)
@@ -296,11 +303,12 @@ def fire(
 
 
 def restore(record: dict) -> tuple[list[str], list[str]]:
-    """Links back over netlink (re-planned until nothing is left), then the files."""
+    """IPoIB modes and MTUs back over sysfs, links over netlink (re-planned until nothing
+    is left), then the files."""
     from .linkplan import describe
     from .restore import differences, restore_intent, restore_plan
 
-    restored, errors = [], []
+    restored, errors = restore_ipoib(record)
     before = record["links"]
     if before:
         try:
@@ -334,6 +342,25 @@ def restore(record: dict) -> tuple[list[str], list[str]]:
     return restored, errors
 
 
+def restore_ipoib(record: dict) -> tuple[list[str], list[str]]:
+    """Each IPoIB interface's sysfs mode, then MTU, as the snapshot read them; read back."""
+    from .ipoib import apply, plan, read_state, verify
+    from .linkplan import describe
+
+    before = record.get("ipoib") or {}
+    if not before:
+        return [], []
+    root = record.get("root", "/")
+    wanted = [{"name": name, **state} for name, state in sorted(before.items())]
+    try:
+        actions = plan(wanted, {name: read_state(root, name) for name in before})
+        apply(root, actions)
+        verify(root, wanted)
+    except Exception as exc:  # the links and files must be restored whatever happens here
+        return [], [f"ipoib: {type(exc).__name__}: {exc}"]
+    return [describe(action) for action in actions], []
+
+
 def describe_result(result: dict) -> str:
     """`reverted: <reason>, restored <what>` for the controller's failure message."""
     restored = result.get("restored") or []
@@ -356,5 +383,5 @@ def main(argv=None, sleep=time.sleep, clock=time.time) -> int:
     if args.when == "wait":
         while clock() < armed["deadline"]:
             sleep(min(1.0, max(0.0, armed["deadline"] - clock())))
-    result = fire(args.dir, args.token, f"not confirmed within {armed['seconds']} s")
+    result = fire(args.dir, args.token, f"not confirmed within {armed['seconds']} s", clock=clock)
     return 1 if result and result["errors"] else 0

@@ -8,7 +8,8 @@ Safety rules, in the order they are checked:
   4. the image's PSID must equal the card's, unless crossflashing is allowed
      explicitly (`allow_psid_change`), which passes `-allow_psid_change`;
   5. a version lower than the one in flash is refused, whichever tool burns,
-     unless downgrades are allowed explicitly (`allow_downgrade`).
+     unless downgrades are allowed explicitly (`allow_downgrade`); mlxfwmanager
+     then needs its force flag, as it burns only newer images by itself.
 A burn that fails is followed by a fresh query: the error says what the flash
 holds now (or that it could not be read), never only that the tool failed.
 """
@@ -77,6 +78,43 @@ class CardState:
             f"device: {device}\npsid: {self.psid}\n"
             f"flash_version: {self.flash}\nrunning_version: {self.running}\n"
         )
+
+
+def toolset_from_params(params: dict, find: Callable[[str], str | None]) -> Toolset:
+    """The tools named by a module's query_tool/flint_path/fwmanager_path/fwreset_path.
+
+    A configured tool must exist; an unconfigured one is optional, except the one
+    that queries the card. Raises tools.ToolNotFound.
+    """
+
+    def pick(option, candidates, purpose):
+        if params.get(option):
+            return tools.resolve_tool(params[option], candidates, find, purpose, option)
+        return tools.find_optional(None, candidates, find)
+
+    choice = params.get("query_tool") or "auto"
+    flint = pick("flint_path", tools.FLINT_CANDIDATES, "reading firmware")
+    fwmanager = pick("fwmanager_path", tools.FWMANAGER_CANDIDATES, "reading firmware")
+    if choice == "flint" or (choice == "auto" and flint):
+        query_with = "flint"
+        flint = tools.resolve_tool(
+            params.get("flint_path"),
+            tools.FLINT_CANDIDATES,
+            find,
+            "querying firmware",
+            "flint_path",
+        )
+    else:
+        query_with = "fwmanager"
+        fwmanager = tools.resolve_tool(
+            params.get("fwmanager_path"),
+            tools.FWMANAGER_CANDIDATES,
+            find,
+            "querying firmware",
+            "fwmanager_path",
+        )
+    fwreset = tools.find_optional(params.get("fwreset_path"), tools.FWRESET_CANDIDATES, find)
+    return Toolset(flint=flint, fwmanager=fwmanager, query_with=query_with, fwreset=fwreset)
 
 
 def query_card(runner: Runner, toolset: Toolset, device: str) -> CardState:
@@ -185,7 +223,8 @@ def roll_out(
             f"{request.psid}; set allow_psid_change to crossflash; nothing was burned"
         )
 
-    if compare_versions(request.version, before.flash) < 0 and not request.allow_downgrade:
+    downgrade = compare_versions(request.version, before.flash) < 0
+    if downgrade and not request.allow_downgrade:
         raise FirmwareError(
             f"downgrade refused on {device}: the flash holds {before.flash}, the inventory "
             f"asks for the older {request.version}; set allow_downgrade "
@@ -254,7 +293,7 @@ def roll_out(
     burn_argv = (
         tools.flint_burn(toolset.flint, device, image, allow_psid_change=crossflash)
         if toolset.flint
-        else tools.fwmanager_burn(toolset.fwmanager, device, image)
+        else tools.fwmanager_burn(toolset.fwmanager, device, image, force=downgrade)
     )
     result["tools"]["burn"] = burn_argv[0]
     try:

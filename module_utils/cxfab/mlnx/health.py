@@ -5,8 +5,9 @@ Per adapter (`nics` of the host's intent): the PCIe link current vs capable
 and every mlxconfig parameter the intent pins (`LINK_TYPE_P<n>` from the ports,
 plus `nv_config`), Current and Next Boot. Per port: `mlxlink`/`mstlink` (state,
 speed, FEC, troubleshooting opcode, BER and counters, module), the cable identity
-(mlxlink's Module Info, else `mlxcables`), `carrier_changes` and the `ethtool -S`
-error/discard/pause/link-down counters.
+(mlxlink's Module Info, else `mlxcables`), `carrier_changes`, the bond's link
+failure count of a member port and the `ethtool -S` error/discard/pause/link-down
+counters.
 
 Phase `start` reads only what moves (counters), phase `end` reads everything; the
 checks compare the two. Nothing here judges: every read either gives a value or
@@ -23,6 +24,7 @@ from . import tools
 from .mlxcables import MlxcablesParseError, parse_mlxcables
 from .mlxlink import LinkReport, MlxlinkParseError, parse_mlxlink
 from .nicstats import EthtoolParseError, health_counters, parse_ethtool_stats
+from .nv_params import matches
 from .nvconfig import NvConfigParseError, parse_nvconfig_query
 from .pcie import PcieReadError, read_link
 from .runner import Runner
@@ -30,7 +32,8 @@ from .runner import Runner
 PHASES = ("start", "end")
 LINK_CANDIDATES = ("mlxlink", "mstlink")
 CABLES_CANDIDATES = ("mlxcables",)
-TEMP_CANDIDATES = ("mget_temp",)
+# MFT names it mget_temp, mstflint (4.31 and later) mstmget_temp.
+TEMP_CANDIDATES = ("mget_temp", "mstmget_temp")
 ETHTOOL_CANDIDATES = ("ethtool",)
 _PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # ethtool's own words for a driver without statistics (not a read failure).
@@ -96,6 +99,24 @@ class HealthReader:
         if text is None or not text.isdigit():
             return {"carrier_error": f"{path}: unreadable ({text!r})"}
         return {"carrier_changes": int(text)}
+
+    def bond_link_failures(self, netdev: str) -> dict:
+        """The bond's `Link Failure Count` of a member port: the bond counts every time it
+        saw the port go down, an administrative down included (which a virtio or other
+        driver that keeps its carrier does not count in carrier_changes)."""
+        master = self.sysfs("class", "net", netdev, "master")
+        if not os.path.islink(master):
+            return {}
+        bond = os.path.basename(os.path.realpath(master))
+        text = _read(os.path.join(self.root, "proc", "net", "bonding", bond))
+        if text is None:
+            return {}  # the master is no bond (a bridge, a VRF)
+        for block in re.split(r"^Slave Interface:\s*", text, flags=re.M)[1:]:
+            name, _, rest = block.partition("\n")
+            if name.strip() == netdev:
+                count = re.search(r"^Link Failure Count: (\d+)", rest, re.M)
+                return {"bond": bond, "bond_link_failures": int(count.group(1))} if count else {}
+        return {}
 
     def pcie(self, pci: str) -> dict:
         device = self.sysfs("bus", "pci", "devices", pci)
@@ -191,8 +212,7 @@ class HealthReader:
             for column, key in (("Current", "current"), ("Next Boot", "next_boot")):
                 value = param.get(column)
                 entry[key] = value.raw if value else None
-                number = int(desired) if desired.isdigit() else None
-                entry[f"{key}_ok"] = bool(value) and value.equals(desired, number)
+                entry[f"{key}_ok"] = matches(value, desired)
             params[name] = entry
         return {"params": params}
 
@@ -271,6 +291,7 @@ def gather(nics: list[dict], phase: str, reader: HealthReader) -> dict:
             function = port_function(nic["pci"], int(port["port"]))
             data = {"netdev": port["netdev"], "function": function}
             data.update(reader.carrier_changes(port["netdev"]))
+            data.update(reader.bond_link_failures(port["netdev"]))
             data.update(reader.counters(port["netdev"]))
             data["link"] = reader.link(function, full)
             if full:

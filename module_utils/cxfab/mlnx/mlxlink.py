@@ -32,14 +32,25 @@ TROUBLESHOOTING = "Troubleshooting Info"
 COUNTERS = "Physical Counters and BER Info"
 MODULE = "Module Info"
 
-# Status opcodes (PDDR troubleshooting page) whose cause is the cable or module,
-# not the far end: a port that is down for one of these says "module" first.
+# Status opcodes of the management firmware (PDDR troubleshooting page, `monitor_opcode`,
+# group MNG FW, 1024-2047): the cause is the cable or module, not the far end. Texts of
+# the register's description (mstflint tools_layouts/adb/prm/hca/ext/
+# register_access_table.adb; tests/fixtures/mlnx/pddr_monitor_opcodes.txt), first letter
+# lower-cased and without the cross-references to other registers.
 MODULE_OPCODES = {
-    1024: "cable unplugged",
-    1025: "module not supported (unknown identifier)",
-    1026: "module not supported (unknown length)",
-    1027: "module not supported (unsupported cable speed)",
-    1036: "module not supported",
+    1024: "cable is unplugged",
+    1025: "long Range for non Mellanox cable/module",
+    1026: "bus stuck (I2C Data or clock shorted)",
+    1027: "bad/unsupported EEPROM",
+    1028: "part number list",
+    1029: "unsupported cable",
+    1030: "module temperature shutdown",
+    1031: "shorted cable",
+    1032: "power budget exceeded",
+    1033: "management forced down the port",
+    1034: "module is disabled by command",
+    1035: "system Power is Exceeded therefore the module is powered off",
+    1036: "module's PMD type is not enabled",
 }
 
 
@@ -142,7 +153,7 @@ class LinkReport:
         return self.opcode not in (None, 0)
 
     def cause(self) -> str:
-        """Why the port is not up, in a few words: `module not supported (opcode 1036)`."""
+        """Why the port is not up: `module's PMD type is not enabled (opcode 1036)`."""
         if not self.issue:
             return f"state {self.state}, no troubleshooting opcode"
         what = MODULE_OPCODES.get(self.opcode) or (self.recommendation or "").rstrip(".")

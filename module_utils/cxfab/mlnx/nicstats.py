@@ -5,7 +5,7 @@ counter (ethtool.c, dump_stats). Names are the driver's. mlx5 (ConnectX-4 and
 later, kernel Documentation/networking/device_drivers/ethernet/mellanox/mlx5/
 counters.rst) has the physical-port ones the health check needs:
 `rx_crc_errors_phy`, `rx_symbol_err_phy`, `rx_discards_phy`, `tx_discards_phy`,
-`rx_pause_ctrl_phy`, `rx_prio<N>_pause`, `link_down_events_phy`, plus the
+`rx_pause_ctrl_phy`, `rx_prio<N>_pause`, `rx_prio<N>_packets`, `link_down_events_phy`, plus the
 software `rx_out_of_buffer`. Other drivers (virtio_net in the lab) print only
 queue counters: then there is simply nothing to flag.
 """
@@ -24,6 +24,8 @@ _PER_QUEUE = re.compile(r"^(rx|tx)\d+_|queue|^ch\d+_")
 _KINDS = (
     ("link_down", re.compile(r"^link_down_events(_phy)?$")),
     ("pause", re.compile(r"^(rx|tx)_(\w+_)?pause(_ctrl)?(_phy)?$")),
+    # Traffic per priority (mlx5 `rx_prio3_packets`): lossless RoCE must land there.
+    ("priority", re.compile(r"^(rx|tx)_prio\d+_(bytes|packets)$")),
     ("error", re.compile(r"(err|crc|symbol|fcs)")),
     ("discard", re.compile(r"(discard|drop|out_of_buffer)")),
 )
@@ -49,7 +51,7 @@ def parse_ethtool_stats(text: str, command: str = "ethtool -S") -> dict[str, int
 
 
 def kind(name: str) -> str | None:
-    """`error`, `discard`, `pause`, `link_down` or None for a counter name."""
+    """`error`, `discard`, `pause`, `priority`, `link_down` or None for a counter name."""
     if _PER_QUEUE.search(name):
         return None
     for label, pattern in _KINDS:

@@ -1,4 +1,5 @@
-"""Apply LINK_TYPE_P<n> to one card: query, decide per port, set once, verify.
+"""Apply LINK_TYPE_P<n> and the pinned nv_config parameters to one card: query,
+decide per port and parameter, set once, verify.
 
 ConnectX-3 (mlx4) also exposes the port protocol at run time as
 /sys/bus/pci/devices/<bdf>/mlx4_port<N> (`ib`, `eth`, `auto`): when that file
@@ -8,6 +9,7 @@ exists the running value is switched there as well, so no activation is needed.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from . import tools
@@ -19,10 +21,13 @@ from .link_type import (
     normalise_link_type,
     set_arguments,
 )
+from .nv_params import NvParamError, ParamDecision, decide_params, set_words
 from .nvconfig import NvConfigParseError, parse_nvconfig_query
 from .runner import Runner, ToolFailed, activation_info, run_checked
 
 _MLX4_RUNTIME = {"ib": "ib", "eth": "eth", "vpi": "auto"}
+_PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+_VALUE_RE = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 
 
 class PortConfigError(RuntimeError):
@@ -64,8 +69,25 @@ def _read(path: str) -> str:
         return handle.read().strip().lower()
 
 
-def _text(decisions: list[PortDecision], column: str) -> str:
+def _text(decisions: list[PortDecision | ParamDecision], column: str) -> str:
     return "".join(f"{d.param}: {getattr(d, column)}\n" for d in decisions)
+
+
+def check_pins(pins: dict | None) -> dict[str, str]:
+    """nv_config as the module got it, refused (naming the key) unless names and values
+    have mlxconfig's syntax; LINK_TYPE_P<n> belongs to the ports."""
+    checked = {}
+    for name, value in (pins or {}).items():
+        if isinstance(value, bool):
+            value = "True" if value else "False"
+        if not _PARAM_RE.match(str(name)):
+            raise PortConfigError(f"nv_config.{name}: not an mlxconfig parameter name")
+        if str(name).startswith("LINK_TYPE_P"):
+            raise PortConfigError(f"nv_config.{name}: the port protocol is set through ports")
+        if not _VALUE_RE.match(str(value)):
+            raise PortConfigError(f"nv_config.{name}: {value!r} is not an mlxconfig value")
+        checked[str(name)] = str(value)
+    return checked
 
 
 def configure_ports(
@@ -77,8 +99,10 @@ def configure_ports(
     sysfs_root: str,
     check_mode: bool,
     query_only: bool = False,
+    pins: dict | None = None,
 ) -> dict:
-    """Bring every requested port to its protocol; return the module result."""
+    """Bring every requested port to its protocol and every pin to its value."""
+    pins = check_pins(pins)
     for index, req in enumerate(requests):
         try:
             normalise_link_type(req.link_type)
@@ -96,6 +120,10 @@ def configure_ports(
             decisions.append(decide_port(query, req.port, req.link_type, device))
         except LinkTypeError as exc:
             raise PortConfigError(f"ports[{index}] (port {req.port}): {exc}") from exc
+    try:
+        params = decide_params(query, pins, device)
+    except NvParamError as exc:
+        raise PortConfigError(str(exc)) from exc
 
     changed = False
     runtime_switched: list[int] = []
@@ -117,7 +145,7 @@ def configure_ports(
             with open(path, "w", encoding="ascii") as handle:
                 handle.write(wanted + "\n")
 
-    assignments = [] if query_only else set_arguments(decisions)
+    assignments = [] if query_only else set_arguments(decisions) + set_words(params)
     if assignments:
         changed = True
         if not check_mode:
@@ -131,6 +159,7 @@ def configure_ports(
                     f"setting {' '.join(assignments)} on {device}: {exc}"
                 ) from exc
             verified = [decide_port(query, d.port, d.desired, device) for d in decisions]
+            verified += decide_params(query, pins, device)
             unset = [d.param for d in verified if d.needs_set]
             if unset:
                 raise PortConfigError(
@@ -139,9 +168,11 @@ def configure_ports(
                 )
 
     pending = [d.port for d in decisions if d.action != ACTION_NONE and d.port not in runtime_ok]
+    # No runtime switch for other parameters: every one set or not yet current waits.
+    pending_params = [d.param for d in params if d.needs_activation]
     after = [
         PortDecision(d.port, d.param, d.desired, d.current, d.desired, d.action) for d in decisions
-    ]
+    ] + [ParamDecision(d.param, d.desired, d.current, d.desired, d.action) for d in params]
     result = {
         "changed": changed,
         "device": device,
@@ -158,25 +189,37 @@ def configure_ports(
             }
             for d in decisions
         ],
+        "params": [
+            {
+                "param": d.param,
+                "desired": d.desired,
+                "current": d.current,
+                "next_boot": d.next_boot,
+                "action": d.action,
+            }
+            for d in params
+        ],
         "set": assignments,
         "runtime_switched": runtime_switched,
-        "pending_activation": bool(pending),
+        "pending_activation": bool(pending or pending_params),
         "pending_ports": pending,
+        "pending_params": pending_params,
         "diff": {
-            "before": _text(decisions, "next_boot"),
-            "after": _text(after if not query_only else decisions, "next_boot"),
+            "before": _text([*decisions, *params], "next_boot"),
+            "after": _text(after if not query_only else [*decisions, *params], "next_boot"),
         },
     }
-    result["activation"] = activation_info(runner, fwreset, device) if pending else None
+    waiting = pending or pending_params
+    result["activation"] = activation_info(runner, fwreset, device) if waiting else None
     if query_only:
         result["msg"] = f"{device}: " + ", ".join(
-            f"{d.param} current {d.current}, next boot {d.next_boot}" for d in decisions
+            f"{d.param} current {d.current}, next boot {d.next_boot}" for d in [*decisions, *params]
         )
     elif assignments:
         verb = "would set" if check_mode else "set"
         result["msg"] = f"{device}: {verb} {' '.join(assignments)} (Next Boot); activation pending"
-    elif pending:
+    elif waiting:
         result["msg"] = f"{device}: Next Boot already as desired, activation pending"
     else:
-        result["msg"] = f"{device}: port protocols as desired"
+        result["msg"] = f"{device}: port protocols and pinned parameters as desired"
     return result

@@ -108,8 +108,13 @@ def fwmanager_image_query(fwmanager: str, device: str, image: str) -> list[str]:
     return [fwmanager, "-d", device, "-i", image, "--query"]
 
 
-def fwmanager_burn(fwmanager: str, device: str, image: str) -> list[str]:
-    return [fwmanager, "-d", device, "-i", image, "-u", "-y"]
+def fwmanager_burn(fwmanager: str, device: str, image: str, force: bool) -> list[str]:
+    """`-u -y` burns only an image newer than the flash; anything else is reported
+    `Up to date` and left alone, with exit status 0. `-f` (`--force`) makes the
+    manager burn an image that is not newer: the caller passes it for a downgrade
+    it has already allowed, never to hide a version mismatch."""
+    argv = [fwmanager, "-d", device, "-i", image, "-u", "-y"]
+    return [*argv, "-f"] if force else argv
 
 
 def config_query(config: str, device: str, params: Sequence[str]) -> list[str]:

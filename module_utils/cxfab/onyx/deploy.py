@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from . import health
 from .parser import ParsedConfig, parse_running_config
 from .plan import SECTIONS, Scope, make_plan, only_sections
+from .readerror import ReadError, unreadable
 from .secrets import REDACTED
 from .session import HostKeyError, OnyxSession, SessionError
 from .version import VersionError, release_from_show_version
@@ -54,6 +55,7 @@ class Peer:
     session: OnyxSession | None = None
     error: str | None = None  # why there is no session
     release: str | None = None
+    release_error: str | None = None  # why the release could not be read
 
 
 @dataclass
@@ -68,12 +70,16 @@ class Options:
 
 
 # ------------------------------------------------------------------ reading
-def open_peer(peer: Peer, username: str, password: str, known_hosts: str | None) -> None:
+def open_peer(
+    peer: Peer, username: str, password: str, known_hosts: str | None, check_host_key: bool = True
+) -> None:
+    """A session to the peer; an unknown or changed host key stops the whole run."""
     management = peer.structured["management"]
-    session = OnyxSession(
-        management["address"], management["port"], username, password, known_hosts=known_hosts
-    )
     try:
+        session = OnyxSession(
+            management["address"], management["port"], username, password,
+            known_hosts=known_hosts, check_host_key=check_host_key,
+        )  # fmt: skip
         session.open()
     except HostKeyError as exc:
         raise DeployError(str(exc)) from None
@@ -81,11 +87,12 @@ def open_peer(peer: Peer, username: str, password: str, known_hosts: str | None)
         peer.error = str(exc)
         return
     peer.session = session
-    text, _ = session.try_show("show version")
+    text, error = session.try_show("show version")
     try:
         peer.release = release_from_show_version(text or "")
-    except VersionError:
-        peer.release = None
+    except VersionError as exc:
+        # Reads then go as text (the oldest layouts are read too); the record says why.
+        peer.release, peer.release_error = None, error or str(exc)
 
 
 def read_shows(peer: Peer, names: list[str]) -> tuple[dict, dict]:
@@ -103,19 +110,37 @@ def read_shows(peer: Peer, names: list[str]) -> tuple[dict, dict]:
 
 def saved_state(peer: Peer) -> dict:
     """`show configuration files` read for the peer's release; raises on an unreadable reply."""
-    return health.parse(
-        "files", peer.session.show(health.show_command("files", peer.release)), peer.release
-    )
+    text = peer.session.show(health.show_command("files", peer.release))
+    try:
+        return health.parse("files", text, peer.release)
+    except ReadError as exc:
+        raise SessionError(f"{peer.name}: {exc}") from None
 
 
 def running(peer: Peer) -> tuple[str, ParsedConfig]:
+    """The running-config; an empty or header-less reply raises (never a blank snapshot).
+
+    Every release prints `## Running database "<name>"` first: a reply without it was
+    cut or is something else, and a plan, snapshot or revert target built on it
+    would treat the switch as blank.
+    """
     text = peer.session.show(RUNNING)
-    return text, parse_running_config(text)
+    parsed = parse_running_config(text)
+    if "running database" not in parsed.header:
+        error = unreadable(RUNNING, text, "no `## Running database` header (empty or cut reply)")
+        raise SessionError(f"{peer.name}: {error}")
+    return text, parsed
 
 
 # ------------------------------------------------------------------ gate
 def gate_problems(me: Peer, partner: Peer, my_config: ParsedConfig) -> list[str]:
-    """Why `partner` must not be relied on while `me` changes (empty: go)."""
+    """Why `partner` must not be relied on while `me` changes (empty: go).
+
+    Unreachable or unreadable: always a problem. When both run MLAG, the partner's
+    `show mlag` must say Operational Up, IPL Up and a System-mac without
+    `[Mismatched]`, and - when it has an MLAG VIP - its `show mlag-vip` two active
+    nodes, one master and one standby.
+    """
     if partner.session is None:
         return [f"partner {partner.name} is unreachable: {partner.error}"]
     try:
@@ -126,21 +151,45 @@ def gate_problems(me: Peer, partner: Peer, my_config: ParsedConfig) -> list[str]
     mlag_there = ("protocol", "mlag") in partner_config.statements
     if not (mlag_here and mlag_there):
         return []  # no MLAG between them yet: nothing to break
-    outputs, errors = read_shows(partner, ["mlag", "mlag_vip"])
-    problems = [f"partner {partner.name}: {errors[n]}" for n in errors]
-    if problems:
-        return problems
-    try:
-        state = health.parse("mlag", outputs["mlag"], partner.release)
-    except health.ReadError as exc:
-        return [f"partner {partner.name}: {exc}"]
-    ipl_up = any(row["state"] == "Up" for row in state["ipls"])
-    if state["oper"] != "Up" or not ipl_up or state["mismatched"]:
-        problems.append(
-            f"partner {partner.name} MLAG is not healthy: Operational status {state['oper']}, "
-            f"IPL {'Up' if ipl_up else 'not Up'}, System-mac {state['system_mac_raw']}"
-        )
+    names = ["mlag"] + (["mlag_vip"] if ("mlag_vip",) in partner_config.statements else [])
+    outputs, errors = read_shows(partner, names)
+    if errors:
+        return [f"partner {partner.name}: {errors[n]}" for n in errors]
+    problems = []
+    for name, judge in (("mlag", _mlag_problem), ("mlag_vip", _vip_problem)):
+        if name not in names:
+            continue
+        try:
+            problem = judge(health.parse(name, outputs[name], partner.release))
+        except ReadError as exc:
+            said = f"release {partner.release or 'unknown'}"
+            problems.append(
+                f"partner {partner.name}: {exc}" + ("" if said in str(exc) else f" ({said})")
+            )
+            continue
+        if problem:
+            problems.append(f"partner {partner.name} {problem}")
     return problems
+
+
+def _mlag_problem(state: dict) -> str | None:
+    ipl_up = any(row["state"] == "Up" for row in state["ipls"])
+    if state["oper"] == "Up" and ipl_up and not state["mismatched"]:
+        return None
+    return (
+        f"MLAG is not healthy: Operational status {state['oper']}, "
+        f"IPL {'Up' if ipl_up else 'not Up'}, System-mac {state['system_mac_raw']}"
+    )
+
+
+def _vip_problem(vip: dict) -> str | None:
+    states = sorted(node["state"] for node in vip["nodes"])
+    if vip["active_nodes"] == 2 and states == ["master", "standby"]:
+        return None
+    return (
+        f"MLAG-VIP is not healthy: Active nodes {vip['active_nodes']}, "
+        f"states {', '.join(states) or 'none'}"
+    )
 
 
 # ------------------------------------------------------------------ health after a change
@@ -235,6 +284,20 @@ def _inside_git(path: str) -> str | None:
         current = parent
 
 
+def _private_dirs(folder: str) -> None:
+    """Every directory this creates is 0700 (os.makedirs gives the parents the umask's
+    mode); the per-switch folder is made 0700 even when it existed."""
+    missing = []
+    current = os.path.abspath(folder)
+    while not os.path.isdir(current):
+        missing.append(current)
+        current = os.path.dirname(current)
+    for path in reversed(missing):
+        os.mkdir(path, 0o700)
+        os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+    os.chmod(folder, 0o700)
+
+
 def write_snapshot(directory: str, switch: str, text: str) -> str:
     """The unredacted running-config, 0600, outside any git work tree."""
     work_tree = _inside_git(directory)
@@ -244,7 +307,7 @@ def write_snapshot(directory: str, switch: str, text: str) -> str:
             "an unredacted switch config must not be there (set cxfab_switch_snapshot_dir)"
         )
     folder = os.path.join(directory, switch)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    _private_dirs(folder)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     path = os.path.join(folder, f"{stamp}-{time.monotonic_ns() % 10**6:06d}.cfg")
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -272,18 +335,21 @@ def revert(peer: Peer, snapshot_text: str, was_saved: bool) -> dict:
     """Bring `peer` back to the snapshot; returns what was sent and the proof."""
     started = time.monotonic()
     target = parse_running_config(snapshot_text)
-    now = running(peer)[1]
-    plan = make_plan(target, now, Scope.all(), restore=True)
-    # Lines cxfab does not parse but a removal took with it: the switch's own text.
-    lines = plan.lines + [line for line in target.unknown if line not in now.unknown]
-    record = {"lines": lines, "refused": None}
+    record: dict = {"lines": [], "refused": None}
     try:
-        if lines:
-            peer.session.configure(lines)
+        now = running(peer)[1]
+        plan = make_plan(target, now, Scope.all(), restore=True)
+        # Lines cxfab does not parse but a removal took with it: the switch's own text.
+        record["lines"] = plan.lines + [line for line in target.unknown if line not in now.unknown]
+        if record["lines"]:
+            peer.session.configure(record["lines"])
     except SessionError as exc:
         record["refused"] = str(exc)
-    after = running(peer)[1]
-    record["proof"] = proof(target, after)
+    try:
+        record["proof"] = proof(target, running(peer)[1])
+    except SessionError as exc:
+        # No proof without a read: the revert is reported as unproven, never as done.
+        record["proof"] = {"equal": False, "unreadable": str(exc), "missing": [], "extra": []}
     if record["proof"]["equal"] and was_saved:
         files = saved_state(peer)
         if files["unsaved"]:
@@ -293,6 +359,26 @@ def revert(peer: Peer, snapshot_text: str, was_saved: bool) -> dict:
             record["saved_again"] = True
     record["seconds"] = round(time.monotonic() - started, 2)
     return record
+
+
+def _verdict(reverted: dict) -> str:
+    """What the revert did and its proof, for the run's error message."""
+    shown = "; ".join(reverted["lines"][:8]) + (" ..." if len(reverted["lines"]) > 8 else "")
+    sent = f"{len(reverted['lines'])} line(s) ({shown or 'none needed'})"
+    check = reverted["proof"]
+    if check["equal"]:
+        return (
+            f"reverted with {sent} in {reverted['seconds']} s; running-config equals the "
+            f"snapshot statement for statement ({check['statements']} statements, "
+            f"{check['other_lines']} other lines)"
+        )
+    refused = f"; revert refused: {reverted['refused']}" if reverted["refused"] else ""
+    if "unreadable" in check:
+        return f"REVERT NOT PROVEN after {sent}{refused}: {check['unreadable']}"
+    return (
+        f"REVERT INCOMPLETE after {sent}{refused}: differs from the snapshot: missing "
+        f"{check['missing'][:5]}, extra {check['extra'][:5]}"
+    )
 
 
 # ------------------------------------------------------------------ one peer
@@ -324,6 +410,7 @@ def change_peer(me: Peer, partner: Peer, intended_text: str, pending: bool, o: O
     record: dict = {"switch": me.name, "check_mode": o.check_mode, "lines": [], "warnings": []}
     if me.session is None:
         raise DeployError(f"{me.name} is unreachable: {me.error}")
+    record["release"] = me.release or f"unknown: {me.release_error}"
     running_text, current = running(me)
     problems = gate_problems(me, partner, current)
     record["gate"] = problems
@@ -402,15 +489,7 @@ def change_peer(me: Peer, partner: Peer, intended_text: str, pending: bool, o: O
     if failure:
         record["revert"] = revert(me, running_text, files["unsaved"] is False)
         reverted = record["revert"]
-        verdict = (
-            f"reverted with {len(reverted['lines'])} line(s) in {reverted['seconds']} s; "
-            f"running-config equals the snapshot statement for statement "
-            f"({reverted['proof']['statements']} statements, "
-            f"{reverted['proof']['other_lines']} other lines)"
-            if reverted["proof"]["equal"]
-            else "REVERT INCOMPLETE: differs from the snapshot: missing "
-            f"{reverted['proof']['missing'][:5]}, extra {reverted['proof']['extra'][:5]}"
-        )
+        verdict = _verdict(reverted)
         raise DeployError(
             f"{me.name}: {failure}. {verdict}; snapshot {record['snapshot']}; "
             f"{partner.name} was not touched",

@@ -176,26 +176,38 @@ def parse_mpo_summary(text: str) -> dict[int, dict]:
     return mpos
 
 
-def _records(text: str, kind: str) -> list[tuple[str, dict]]:
+_RULE = re.compile(r"^\s*[-=]+\s*$")
+
+
+def _records(text: str, kind: str, command: str) -> list[tuple[str, dict]]:
+    """The `MAGP 10:` / `VRRP ...:` records of an output, each with its `key: value` lines.
+
+    An output with no record, or with a line that belongs to no record, was not
+    read: junk must never parse to "no instances" (a check would then pass on it).
+    """
     records, current = [], None
     for line in (text or "").splitlines():
+        if not line.strip() or _RULE.match(line):
+            continue
         head = _RECORD.match(line)
         if head and head.group(1) == kind:
             current = {}
             records.append((head.group(2).strip(), current))
             continue
-        if current is not None:
-            match = _KV.match(line)
-            if match:
-                current[match.group(1).strip()] = match.group(2)
+        match = _KV.match(line) if current is not None else None
+        if match is None:
+            raise _unreadable(
+                command, text, f"line {line.strip()[:60]!r} is not in a {kind} record"
+            )
+        current[match.group(1).strip()] = match.group(2)
+    if not records:
+        raise _unreadable(command, text, f"no {kind} record")
     return records
 
 
 def parse_show_magp(text: str) -> dict[int, dict]:
     result = {}
-    if not (text or "").strip():
-        raise _unreadable("show magp", text, "empty reply")
-    for name, fields in _records(text, "MAGP"):
+    for name, fields in _records(text, "MAGP", "show magp"):
         instance = _int(name)
         if instance is None or not {"Interface vlan", "State", "Admin state"} <= set(fields):
             raise _unreadable("show magp", text, f"MAGP record {name!r} is incomplete")
@@ -210,11 +222,14 @@ def parse_show_magp(text: str) -> dict[int, dict]:
 
 
 def parse_show_vrrp(text: str) -> dict[tuple[int, int], dict]:
+    """`show vrrp` (layout unconfirmed on a real switch: see docs/switches.md).
+
+    Read, instance absent: the VLAN/VRID is not a key. Could not read: ReadError."""
     result = {}
-    for _name, fields in _records(text, "VRRP"):
+    for name, fields in _records(text, "VRRP", "show vrrp"):
         vlan, vrid = _int(fields.get("Interface vlan")), _int(fields.get("VRID"))
         if vlan is None or vrid is None or "State" not in fields:
-            raise _unreadable("show vrrp", text, f"VRRP record {_name!r} is incomplete")
+            raise _unreadable("show vrrp", text, f"VRRP record {name!r} is incomplete")
         result[(vlan, vrid)] = {
             "state": fields.get("State"),
             "virtual_ip": fields.get("Virtual IP"),
@@ -267,9 +282,12 @@ def parse_show_dcb_pfc(text: str) -> dict:
 
 
 def _parse_running(text: str):
-    if not (text or "").strip():
-        raise _unreadable("show running-config", text, "empty reply")
-    return parse_running_config(text)
+    """A running-config without its `## Running database` header was cut or is something
+    else: reading it as a config would report every line missing, not unread."""
+    parsed = parse_running_config(text)
+    if "running database" not in parsed.header:
+        raise _unreadable("show running-config", text, "no `## Running database` header")
+    return parsed
 
 
 def _check(check_id, target, category, scope, ok, expected, observed, message=""):
@@ -298,19 +316,13 @@ SHOW_COMMANDS = {
 }
 
 
-def _parse_vrrp_text(text: str):
-    if not (text or "").strip():
-        raise _unreadable("show vrrp", text, "empty reply")
-    return parse_show_vrrp(text)
-
-
 PARSERS = {
     "files": parse_configuration_files,
     "mlag": parse_show_mlag,
     "mlag_vip": parse_show_mlag_vip,
     "mpo": parse_mpo_summary,
     "magp": parse_show_magp,
-    "vrrp": _parse_vrrp_text,
+    "vrrp": parse_show_vrrp,
     "pfc": parse_show_dcb_pfc,
     "running": _parse_running,
 }
@@ -658,17 +670,12 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
         base = f"magp.{gateway['instance']}"
         expected_cfg = f"vlan {gateway['vlan']} {gateway['virtual_ip']} {gateway['virtual_mac']}"
         if parsed is None:
-            checks.append(
-                _check(
-                    base + ".config",
-                    name,
-                    "gateway",
-                    "local",
-                    False,
-                    expected_cfg,
-                    unavailable("magp"),
-                )
-            )
+            # Both checks fail: an unread state must not vanish from the report either.
+            observed = unavailable("magp")
+            checks.append(_check(base + ".config", name, "gateway", "local", False,
+                                 expected_cfg, observed))  # fmt: skip
+            checks.append(_check(base + ".state", name, "gateway", "pair", False,
+                                 "Admin Enabled, State Master", observed))  # fmt: skip
             continue
         inst = parsed.get(gateway["instance"])
         observed_cfg = (
@@ -764,14 +771,19 @@ def pair_checks(
         )
     for gateway in first.get("vrrp") or []:
         key = (gateway["vlan"], gateway["vrid"])
-        states = {}
+        states, unread = {}, []
         for switch in names:
             text = outputs.get(switch, {}).get("vrrp")
             try:
-                inst = _parse_vrrp_text(text).get(key)
-            except ReadError:
-                inst = None
-            states[switch] = inst["state"] if inst else "missing"
+                if text is None:
+                    raise _unreadable("show vrrp", "", "the command failed or was not run")
+                inst = parse_show_vrrp(text).get(key)
+            except ReadError as exc:
+                # A partner that could not be read is not "no master there".
+                states[switch] = str(exc)
+                unread.append(switch)
+                continue
+            states[switch] = inst["state"] if inst else "instance absent"
         masters = [s for s, state in states.items() if state == "Master"]
         checks.append(
             _check(
@@ -779,7 +791,7 @@ def pair_checks(
                 pair,
                 "gateway",
                 "pair",
-                len(masters) == 1,
+                len(masters) == 1 and not unread,
                 "exactly one Master",
                 ", ".join(f"{k}: {v}" for k, v in states.items()),
             )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import vrrp
 from .addressing import (
     AddressError,
     expand_ids,
@@ -131,26 +132,18 @@ _VLAN_INTERFACE = [
         re.compile(r"^magp (\d+) ip virtual-router mac-address (\S+)$"),
         lambda i, m: [(("magp_vmac", i, int(m.group(1))), mac(m.group(2)))],
     ),
-    # VRRP: keep in step with roles/switch_fabric/templates/vrrp.j2.
-    (re.compile(r"^vrrp (\d+)$"), lambda i, m: [(("vrrp", i, int(m.group(1))), True)]),
-    (
-        re.compile(r"^vrrp (\d+) address (\S+)$"),
-        lambda i, m: [(("vrrp_address", i, int(m.group(1))), host_address(m.group(2)))],
-    ),
-    (
-        re.compile(r"^vrrp (\d+) priority (\d+)$"),
-        lambda i, m: [(("vrrp_priority", i, int(m.group(1))), int(m.group(2)))],
-    ),
-    # Preemption is on by default; only its absence is printed (`no ... preempt`).
-    (
-        re.compile(r"^no vrrp (\d+) preempt$"),
-        lambda i, m: [(("vrrp_no_preempt", i, int(m.group(1))), True)],
-    ),
-    (
-        re.compile(r"^vrrp (\d+) advertisement-interval (\d+)$"),
-        lambda i, m: [(("vrrp_interval", i, int(m.group(1))), int(m.group(2)))],
-    ),
 ]
+
+# VRRP: the read patterns of the one dialect table (vrrp.py, unconfirmed on a real switch).
+_VRRP_VALUES = {"vrrp_address": host_address, "vrrp_priority": int, "vrrp_interval": int}
+
+
+def _vrrp_reader(kind: str):
+    convert = _VRRP_VALUES.get(kind)
+    return lambda i, m: [((kind, i, int(m.group(1))), convert(m.group(2)) if convert else True)]
+
+
+_VLAN_INTERFACE += [(form.read, _vrrp_reader(kind)) for kind, form in vrrp.FORMS.items()]
 
 _MLAG_PORT_CHANNEL = [
     (re.compile(r"^$"), lambda i, m: [(("mpo", i), True)]),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .addressing import natural_key
+from .addressing import AddressError, expand_ids, natural_key
 from .parser import ParsedConfig
 from .statements import (
     Context,
@@ -126,20 +126,34 @@ def _dedupe(lines):
 
 
 _UNMANAGED_OWNER = re.compile(r"^(?:no )?(?:interface (vlan|mlag-port-channel) (\d+)|vlan (\d+)) ")
+# A port cxfab does not manage (an ethernet port, another port-channel) that carries
+# VLANs: `interface ethernet 1/9 switchport hybrid allowed-vlan add 77`.
+_UNMANAGED_MEMBERSHIP = re.compile(
+    r"^interface (?:ethernet|port-channel) \S+ switchport "
+    r"(?:(?:hybrid|trunk) allowed-vlan (?:add )?([\d,\-]+)|access vlan (\d+))$"
+)
 
 
 def unmanaged_owners(current: ParsedConfig) -> dict[tuple, list[str]]:
-    """(vlan, N) / (mpo, N) -> the unknown lines that belong to that object."""
+    """(vlan, N) / (mpo, N) -> the unknown lines that belong to (or use) that object."""
     owners: dict[tuple, list[str]] = {}
     for line in current.unknown:
         match = _UNMANAGED_OWNER.match(line)
-        if not match:
+        if match:
+            if match.group(1) == "mlag-port-channel":
+                key = ("mpo", int(match.group(2)))
+            else:
+                key = ("vlan", int(match.group(2) or match.group(3)))
+            owners.setdefault(key, []).append(line)
             continue
-        if match.group(1) == "mlag-port-channel":
-            key = ("mpo", int(match.group(2)))
-        else:
-            key = ("vlan", int(match.group(2) or match.group(3)))
-        owners.setdefault(key, []).append(line)
+        member = _UNMANAGED_MEMBERSHIP.match(line)
+        if member:
+            try:
+                vlans = expand_ids(member.group(1) or member.group(2))
+            except AddressError:
+                continue  # no VLAN list a switch would print: nothing it protects
+            for vlan in vlans:
+                owners.setdefault(("vlan", vlan), []).append(line)
     return owners
 
 

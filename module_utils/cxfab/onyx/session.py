@@ -9,15 +9,21 @@ Hardening for what breaks reads on Onyx (netmiko issues #394, #400, #2483):
   - asynchronous cluster messages (ASYNC_MESSAGE) may land anywhere in an
     output: they are removed and kept in `async_messages`;
   - a `%` error is looked for on every line of an output, not only the first.
-Host keys: with `known_hosts` given, the switch's key must be in that file
-(an operator-owned file) and match; an unknown or changed key stops the session.
+Host keys are checked by default: the switch's key must be in `known_hosts`
+(an operator-owned file, the operator's own ~/.ssh/known_hosts unless told) and
+match; an unknown or changed key stops the session before anything is sent,
+and the message says how to add the key. `check_host_key=False` is the explicit,
+unsafe opt-out (any key is accepted: a man in the middle gets the password).
 The password never leaves this object: errors carry the host and the cause.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
 ERROR_LINE = re.compile(r"^\s*(%.*)$", re.MULTILINE)
 # Unsolicited messages Onyx prints between or inside command outputs.
@@ -64,11 +70,18 @@ class OnyxSession:
         port: int,
         username: str,
         password: str,
-        known_hosts: str | None = None,
+        known_hosts: str | None = DEFAULT_KNOWN_HOSTS,
         timeout: int = 30,
+        check_host_key: bool = True,
     ):
         self.host, self.port = host, int(port)
-        self.known_hosts = known_hosts
+        self.check_host_key = check_host_key
+        self.known_hosts = os.path.expanduser(known_hosts) if known_hosts else None
+        if check_host_key and not self.known_hosts:
+            raise HostKeyError(
+                f"{host}:{port}: host keys are checked but no known-hosts file is given "
+                "(cxfab_switch_known_hosts)"
+            )
         self._params = {
             "device_type": "mellanox_mlnxos",
             "host": host,
@@ -81,9 +94,9 @@ class OnyxSession:
             # Fixed waits of netmiko scale with this; the CLI answers in milliseconds.
             "global_delay_factor": 0.2,
             "system_host_keys": False,
-            "ssh_strict": bool(known_hosts),
-            "alt_host_keys": bool(known_hosts),
-            "alt_key_file": known_hosts or "",
+            "ssh_strict": check_host_key,
+            "alt_host_keys": check_host_key,
+            "alt_key_file": (self.known_hosts or "") if check_host_key else "",
         }
         self.conn = None
         self.async_messages: list[str] = []
@@ -116,14 +129,24 @@ class OnyxSession:
             if "does not match" in text and "Host key" in text:
                 raise HostKeyError(
                     f"{self.where}: the SSH host key CHANGED (known hosts: {self.known_hosts}); "
-                    "stopping. Check the switch, then update the known-hosts file"
+                    "stopping before any line is sent. Check the switch (a replaced switch "
+                    "or a man in the middle), then replace its entry in that file"
                 ) from None
             if "not found in known_hosts" in text:
-                raise HostKeyError(
-                    f"{self.where}: the SSH host key is not in {self.known_hosts}; stopping"
-                ) from None
+                raise HostKeyError(self._unknown_key_message()) from None
             cause = _cause(exc)
             raise SessionError(f"{self.where}: cannot open the CLI session: {cause}") from None
+
+    def _unknown_key_message(self) -> str:
+        entry = self.host if self.port == 22 else f"[{self.host}]:{self.port}"
+        missing = "" if os.path.exists(self.known_hosts) else " (the file does not exist)"
+        return (
+            f"{self.where}: the SSH host key is unknown: {entry} is not in "
+            f"{self.known_hosts}{missing}; stopping before any line is sent. Add the "
+            f"switch's key once you have compared it with the one its console shows, "
+            f"e.g. `ssh-keyscan -p {self.port} {self.host} >> {self.known_hosts}`, or "
+            "point cxfab_switch_known_hosts at the file that holds it"
+        )
 
     def close(self) -> None:
         if self.conn is not None:

@@ -22,15 +22,16 @@ MPOs (shutdown, attributes, members, port-channel) -> `no mlag-vip` ->
 system MAC -> IPL peer-address -> SVIs -> PFC -> `no ipl` -> IPL members ->
 IPL port-channel -> VLANs -> `no protocol vrrp|magp|mlag`.
 
-The VRRP lines are added exactly as roles/switch_fabric/templates/vrrp.j2
-renders them; the patterns below read them back and
-tests/unit/test_onyx_render.py fails if the two disagree.
+The VRRP removal lines come from vrrp.py, the one place of that (unconfirmed)
+dialect.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from . import vrrp
 
 # Protocols cxfab turns on but never off: other features of the switch may use them.
 KEPT_PROTOCOLS = frozenset({"lacp", "ip routing", "dcb pfc"})
@@ -107,6 +108,10 @@ def _mlag_owner(_st: Statement) -> tuple:
 
 def _lossless_port_owner(st: Statement) -> tuple:
     return ("lossless", st.key[1])
+
+
+def _vrrp_remove(st: Statement, _ctx: Context) -> str:
+    return vrrp.removal(st.kind, st.key[1], st.key[2])
 
 
 KINDS: dict[str, Kind] = {
@@ -264,37 +269,17 @@ KINDS: dict[str, Kind] = {
         remove=lambda st, _c: f"no dcb priority-flow-control priority {st.key[1]} enable",
         owner=lambda _st: ("lossless",),
     ),
-    "vrrp": Kind(
-        rank=11,
-        remove=lambda st, _c: f"interface vlan {st.key[1]} no vrrp {st.key[2]}",
-        owner=_vlan_owner,
-    ),
-    "vrrp_address": Kind(
-        rank=10,
-        remove=lambda st, _c: f"interface vlan {st.key[1]} vrrp {st.key[2]} no address",
-        parent=lambda key: ("vrrp", key[1], key[2]),
-        owner=_vlan_owner,
-    ),
-    "vrrp_priority": Kind(
-        rank=10,
-        remove=lambda st, _c: f"interface vlan {st.key[1]} vrrp {st.key[2]} no priority",
-        parent=lambda key: ("vrrp", key[1], key[2]),
-        owner=_vlan_owner,
-    ),
-    "vrrp_no_preempt": Kind(
-        rank=10,
-        remove=lambda st, _c: f"interface vlan {st.key[1]} vrrp {st.key[2]} preempt",
-        parent=lambda key: ("vrrp", key[1], key[2]),
-        owner=_vlan_owner,
-    ),
-    "vrrp_interval": Kind(
-        rank=10,
-        remove=lambda st, _c: (
-            f"interface vlan {st.key[1]} vrrp {st.key[2]} no advertisement-interval"
-        ),
-        parent=lambda key: ("vrrp", key[1], key[2]),
-        owner=_vlan_owner,
-    ),
+    # VRRP: removal lines from the one dialect table (vrrp.py, unconfirmed on a real switch).
+    "vrrp": Kind(rank=11, remove=_vrrp_remove, owner=_vlan_owner),
+    **{
+        kind: Kind(
+            rank=10,
+            remove=_vrrp_remove,
+            parent=lambda key: ("vrrp", key[1], key[2]),
+            owner=_vlan_owner,
+        )
+        for kind in ("vrrp_address", "vrrp_priority", "vrrp_no_preempt", "vrrp_interval")
+    },
 }
 
 

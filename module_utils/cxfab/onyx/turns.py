@@ -23,10 +23,19 @@ def turn(fabric: dict, switch: str, play_hosts: list[str]) -> dict:
     return {"pair": pair["name"], "switches": in_play, "runs_here": first_in_play == switch}
 
 
-def credentials(fabric: dict, switch: str) -> dict:
-    """The CLI login of the switch's pair."""
-    pair, _ = find_pair(fabric, switch)
-    return pair["credentials"]
+def credentials(switch_pairs: list, switch: str) -> dict:
+    """The CLI login of the switch's pair, from the inventory's `cxfab_switch_pairs`.
+
+    No fact holds the password (the validated fabric is published without it): the
+    task that logs in reads it here, from the templated inventory variable, and hands
+    it only to a module parameter marked no_log. Validation has passed, so the pair
+    and both keys exist; a switch of no pair is still an error, never an empty login.
+    """
+    for pair in switch_pairs or []:
+        if any(peer.get("name") == switch for peer in pair.get("peers") or []):
+            login = pair["credentials"]
+            return {"username": str(login["username"]), "password": str(login["password"])}
+    raise KeyError(f"cxfab_switch_pairs: no switch pair has a peer named {switch!r}")
 
 
 def sections(run_tags, skip_tags) -> list[str]:

@@ -42,9 +42,15 @@ def at_least(release: str, minimum: str) -> bool:
     return compare(release, minimum) >= 0
 
 
+def _first_lines(text: str) -> str:
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()][:3]
+    return (" | ".join(lines) or "(empty reply)")[:200]
+
+
 def release_from_show_version(output: str) -> str:
     """The release in `show version`: the `Product release:` line, or in `| json-print`
-    output (which may have no such key) the `Product release` / `Version summary` value."""
+    output (which may have no such key) the `Product release` / `Version summary` value.
+    An error names what is missing and shows the first lines of the output."""
     text = (output or "").strip()
     if text.startswith("{"):
         import json
@@ -52,15 +58,31 @@ def release_from_show_version(output: str) -> str:
         try:
             data = json.loads(text)
         except ValueError as exc:
-            raise VersionError(f"`show version | json-print` is not JSON: {exc}") from None
+            raise VersionError(
+                f"`show version | json-print` is not JSON ({exc}); first lines: "
+                + _first_lines(text)
+            ) from None
         for key in ("Product release", "Version summary"):
             if isinstance(data, dict) and key in data:
-                return ".".join(map(str, parse_version(str(data[key]))))
-        raise VersionError("`show version | json-print` has no release field")
+                try:
+                    return ".".join(map(str, parse_version(str(data[key]))))
+                except VersionError:
+                    continue
+        raise VersionError(
+            "`show version | json-print` has no release field; first lines: " + _first_lines(text)
+        )
     match = _PRODUCT_RELEASE.search(text)
     if not match:
-        raise VersionError("`show version` has no 'Product release:' line")
-    parse_version(match.group(1))
+        raise VersionError(
+            "`show version` has no 'Product release:' line; first lines: " + _first_lines(text)
+        )
+    try:
+        parse_version(match.group(1))
+    except VersionError:
+        raise VersionError(
+            f"`show version`: {match.group(1)!r} is not a release; first lines: "
+            + _first_lines(text)
+        ) from None
     return match.group(1)
 
 

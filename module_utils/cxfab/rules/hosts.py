@@ -252,6 +252,21 @@ def nic_link_type_supported(view: FabricView) -> Iterator[Finding]:
                 )
 
 
+@rule(
+    "nv-config-not-link-type",
+    "nics[].nv_config leaves LINK_TYPE_P<n> to ports[].link_type (one owner per parameter).",
+)
+def nv_config_not_link_type(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for n, nic in enumerate(host["nics"]):
+            for param in nic.get("nv_config") or {}:
+                if str(param).startswith("LINK_TYPE_P"):
+                    yield (
+                        ("hosts", name, "nics", n, "nv_config", param),
+                        "the port protocol is set by ports[].link_type; remove it here",
+                    )
+
+
 @rule("nic-speed-within-model", "A port's speed_gbps does not exceed its adapter family's maximum.")
 def nic_speed_within_model(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):

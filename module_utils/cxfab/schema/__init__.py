@@ -17,6 +17,7 @@ The fragments use a small AVD-style dialect. Every node is a mapping with:
     keys          dicts: the known keys and their nodes (other keys are errors...)
     values        dicts: ...unless `values` gives the node of the free-form keys
     key_name      dicts with `values`: what the free keys are, e.g. `<peer>`
+    key_format    dicts with `values`: a named syntax (FORMATS) every free key must have
     items         lists: the node of every entry
     inventory_var top-level nodes: the inventory variable that holds the key
 
@@ -77,6 +78,7 @@ DIALECT_KEYS = {
     "keys",
     "values",
     "key_name",
+    "key_format",
     "items",
     "inventory_var",
 }
@@ -87,7 +89,9 @@ DIALECT_KEYS = {
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # What the kernel accepts (dev_valid_name) minus everything a shell or a unit
 # file treats specially: at most 15 characters of [A-Za-z0-9_.-], not . or ..
-_NETDEV_RE = re.compile(r"^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$")
+# A leading '-' is refused too: a tool that takes the name as an argument would
+# read it as an option.
+_NETDEV_RE = re.compile(r"^(?!\.{1,2}$)(?!-)[A-Za-z0-9_.-]{1,15}$")
 # A description: printable ASCII words without quotes, shell or comment characters.
 _TEXT_CHARS = r"A-Za-z0-9_.,:/+=@\-"
 _TEXT_RE = re.compile(rf"^[{_TEXT_CHARS}](?:[{_TEXT_CHARS} ]{{0,62}}[{_TEXT_CHARS}])?$")
@@ -104,8 +108,19 @@ _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
 _FW_VERSION_RE = re.compile(r"^[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{4}$")
 _PSID_RE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
+# An inventory hostname names files (build/structured/<host>.yml) and directories on
+# other hosts: dot-separated labels of letters, digits, '_', '-', each starting with a
+# letter or digit (no '/', no '..', no leading '-'), short enough for any file name.
+_INVENTORY_HOSTNAME_RE = re.compile(
+    r"^(?=.{1,128}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)*$"
+)
 _HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
 _CPU_RANGE_RE = re.compile(r"^([0-9]{1,4})(?:-([0-9]{1,4}))?$")
+# mlxconfig parameter names (`LINK_TYPE_P1`, `NUM_OF_VFS`) and the values `set` takes:
+# a decimal or 0x number, or an enumeration label (`True`, `ETH`). Both reach the
+# tool's argv as `PARAM=VALUE`, never a shell.
+_NV_PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+_NV_VALUE_RE = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 
 
 def parse_cpulist(text: str) -> list[int]:
@@ -168,7 +183,13 @@ FORMATS: dict[str, tuple[Any, str]] = {
     ),
     "netdev": (
         lambda v: bool(_NETDEV_RE.fullmatch(v)),
-        "a Linux interface name (1-15 of letters, digits, '_', '.', '-'; not . or ..)",
+        "a Linux interface name (1-15 of letters, digits, '_', '.', '-'; not . or .., "
+        "not starting with '-')",
+    ),
+    "inventory_hostname": (
+        lambda v: bool(_INVENTORY_HOSTNAME_RE.fullmatch(v)),
+        "a DNS-style name (labels of letters, digits, '_', '-' separated by single dots, "
+        "each starting with a letter or digit; at most 128 characters)",
     ),
     "text": (
         lambda v: bool(_TEXT_RE.fullmatch(v)),
@@ -206,6 +227,14 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "psid": (lambda v: bool(_PSID_RE.fullmatch(v)), "a PSID (up to 16 letters, digits, '_')"),
     "sha256": (lambda v: bool(_SHA256_RE.fullmatch(v)), "a sha256 digest (64 hex digits)"),
     "cpulist": (_is_cpulist, "a CPU list such as 0-3,8 (ascending ranges, no overlap)"),
+    "nv_param": (
+        lambda v: bool(_NV_PARAM_RE.fullmatch(v)),
+        "an mlxconfig parameter name (A-Z, 0-9, '_', starting with a letter; at most 64)",
+    ),
+    "nv_value": (
+        lambda v: bool(_NV_VALUE_RE.fullmatch(v)),
+        "an mlxconfig value: a number or a label of letters, digits, '_' (at most 32)",
+    ),
 }
 
 
@@ -262,6 +291,8 @@ def to_json_schema(node: dict) -> dict:
         if required:
             out["required"] = required
         out["additionalProperties"] = to_json_schema(node["values"]) if "values" in node else False
+        if "key_format" in node:
+            out["propertyNames"] = {"format": node["key_format"]}
     if kind == "list" and "items" in node:
         out["items"] = to_json_schema(node["items"])
     return out

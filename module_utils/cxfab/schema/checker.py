@@ -131,6 +131,9 @@ def _walk(node: dict, value: Any, path: Path, problems: list[Problem]) -> Any:
     value = convert_scalar(kind, value)
     if kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
+    if kind == "str" and isinstance(value, bool) and node.get("format") == "nv_value":
+        # mlxconfig's own labels for a boolean parameter (it prints True(1)/False(0)).
+        value = "True" if value else "False"
     if not _is_type(kind, value):
         hint = yaml_hint(node, raw)
         problems.append((path, f"expected {_TYPE_WORDS[kind]}, got {type_name(value)}{hint}"))
@@ -160,8 +163,25 @@ def _walk_dict(node: dict, value: dict, path: Path, problems: list[Problem]) -> 
             problems.append(((*path, name), f"unknown key{hint}"))
             out[name] = item
             continue
+        if child is free and "key_format" in node:
+            problems.extend(_key_problems(node, name, (*path, name)))
         out[name] = _walk(child, item, (*path, name), problems)
     return out
+
+
+def _key_problems(node: dict, name: Any, path: Path) -> Iterator[Problem]:
+    """A free key (an inventory hostname, a peer name) that breaks the node's key_format."""
+    test, what = FORMATS[node["key_format"]]
+    if not isinstance(name, str) or not test(name):
+        word = node.get("key_name", "<key>").strip("<>").replace("_", " ")
+        yield path, f"{word} {show(name, False)} is not {what}"
+
+
+def key_problems(node: dict, names: list[Any], path: Path) -> list[Problem]:
+    """Problems of free keys whose values are not checked (an undefined host's name)."""
+    if "key_format" not in node:
+        return []
+    return [problem for name in names for problem in _key_problems(node, name, (*path, name))]
 
 
 def _walk_list(node: dict, value: list, path: Path, problems: list[Problem]) -> list:

@@ -16,6 +16,7 @@ FREE_TEXT_FORMATS = (
     "text",
     "part_pattern",
     "netdev",
+    "inventory_hostname",
     "host",
     "path",
     "secret",
@@ -23,10 +24,15 @@ FREE_TEXT_FORMATS = (
     "onyx_port",
     "pci_address",
     "cpulist",
+    "nv_value",
 )
 
 # Documented key path -> the destinations its value reaches.
 DESTINATIONS: dict[str, str] = {
+    "<inventory_hostname>": (
+        "file names on the controller (`build/structured/<host>.yml`, reports); "
+        "directories on the workload peer (QoS measurement servers); task messages"
+    ),
     "cxfab_fabric_name": "report (title, report.json)",
     "cxfab_supported_cables[].vendor": "report (compared with the cable EEPROM's vendor)",
     "cxfab_supported_cables[].part_number": "report (matched against the cable's part number)",
@@ -40,10 +46,15 @@ DESTINATIONS: dict[str, str] = {
         "SSH login to the switch only: never a command line, file or output"
     ),
     "cxfab_switch_pairs[].mlag.domain": "Onyx CLI (`mlag-vip <domain> ip ...`); switch prompt",
+    "cxfab_switch_pairs[].mlag.ipl.members.<peer>": "reference to a peer (`peers[].name`)",
     "cxfab_switch_pairs[].mlag.ipl.members.<peer>[]": "Onyx CLI (`interface ethernet <port>`)",
+    "cxfab_switch_pairs[].mlag.ipl.addresses.<peer>": "reference to a peer (`peers[].name`)",
     "cxfab_switch_pairs[].mpos[].description": "Onyx CLI (`description`), quoted",
+    "cxfab_switch_pairs[].mpos[].members.<peer>": "reference to a peer (`peers[].name`)",
     "cxfab_switch_pairs[].mpos[].members.<peer>[]": "Onyx CLI (`interface ethernet <port>`)",
     "cxfab_vlans[].name": "Onyx CLI (`vlan <id> name`), quoted",
+    "cxfab_vlans[].svi_addresses.<peer>": "reference to a peer (`peers[].name`)",
+    "cxfab_vlans[].gateway.vrrp.priorities.<peer>": "reference to a peer (`peers[].name`)",
     "cxfab_host.mgmt_interface": "host network module (compared, never changed)",
     "cxfab_host.nics[].name": "task names; report",
     "cxfab_host.nics[].pci": "mstflint/mstconfig `-d` argument; sysfs paths",
@@ -57,6 +68,10 @@ DESTINATIONS: dict[str, str] = {
     "cxfab_host.nics[].firmware.image": (
         "controller path; copied to the host; mstflint `-i` / mlxfwmanager argument"
     ),
+    "cxfab_host.nics[].nv_config.<PARAM>": (
+        "mstconfig/mlxconfig `set PARAM=VALUE` argument (argv, no shell); compared with "
+        "the query's Current and Next Boot; report"
+    ),
     "cxfab_host.bond.name": (
         "systemd-networkd `.netdev`/`.network` files (`Name=`); link-up hook and QoS/IRQ "
         "shell scripts; systemd unit arguments"
@@ -66,6 +81,7 @@ DESTINATIONS: dict[str, str] = {
     "cxfab_host.irq_affinity.cpus": "IRQ affinity script (`/proc/irq/<n>/smp_affinity_list`)",
     "cxfab_host.rdma.devices[].name": "soft-RoCE systemd unit (`rdma link add <name>`)",
     "cxfab_host.rdma.devices[].netdev": "soft-RoCE systemd unit (`netdev <if>`)",
+    "cxfab_workloads.thresholds.<threshold>": "report (a further relative threshold)",
     "cxfab_workloads.pairs[].name": "report; result file names",
     "cxfab_workloads.pairs[].client": "reference to an inventory host",
     "cxfab_workloads.pairs[].server": "reference to an inventory host",

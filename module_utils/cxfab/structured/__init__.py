@@ -28,6 +28,7 @@ def build_all(fabric: dict, prune: bool = True) -> dict[str, dict]:
     devices = {
         name: switch_structured.build(public, name, prune=prune) for name in switch_names(public)
     }
+    racks = host_structured.Racks(public)
     for name in fabric.get("hosts") or {}:
-        devices[name] = host_structured.build(public, name)
+        devices[name] = host_structured.build(public, name, racks)
     return devices

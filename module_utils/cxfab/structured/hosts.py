@@ -190,17 +190,28 @@ def rdma_section(host: dict) -> dict:
     }
 
 
-def probes_section(fabric: dict, name: str, network: dict) -> list[dict]:
+class Racks:
+    """The hosts behind each switch pair, in name order, and each VLAN's gateway: read
+    once per fabric, so a host's probes cost its rack, not the whole fabric."""
+
+    def __init__(self, fabric: dict):
+        self.members: dict = {}
+        for peer, other in sorted(fabric["hosts"].items()):
+            pair = (other.get("bond") or {}).get("switch_pair")
+            self.members.setdefault(pair, []).append((peer, other))
+        self.gateways = {
+            v["id"]: (v.get("gateway") or {}).get("virtual_ip") for v in fabric["vlans"]
+        }
+
+
+def probes_section(fabric: dict, name: str, network: dict, racks: Racks | None = None):
     """DF pings at each VLAN interface's MTU: to the VLAN's gateway and to every other
     host on that VLAN behind the same switch pair (one rack: linear in the fabric size)."""
+    racks = racks or Racks(fabric)
     host = fabric["hosts"][name]
     pair = (host.get("bond") or {}).get("switch_pair")
-    gateways = {v["id"]: (v.get("gateway") or {}).get("virtual_ip") for v in fabric["vlans"]}
-    rack = [
-        (peer, other)
-        for peer, other in sorted(fabric["hosts"].items())
-        if peer != name and (other.get("bond") or {}).get("switch_pair") == pair
-    ]
+    gateways = racks.gateways
+    rack = [(peer, other) for peer, other in racks.members.get(pair, []) if peer != name]
     probes = []
     for vlan in network["vlans"]:
         # IPv4 header 20 + ICMP header 8: the payload that fills the MTU exactly.
@@ -363,13 +374,14 @@ def sections(host: dict) -> dict:
     }
 
 
-def build(fabric: dict, name: str) -> dict:
-    """The structured config of host `name` of a validated, normalised fabric."""
+def build(fabric: dict, name: str, racks: Racks | None = None) -> dict:
+    """The structured config of host `name` of a validated, normalised fabric (`racks`:
+    the fabric's Racks, shared when every host is built in one pass)."""
     own = sections(fabric["hosts"][name])
     return {
         "host": name,
         **own,
-        "probes": probes_section(fabric, name, own["network"]),
+        "probes": probes_section(fabric, name, own["network"], racks),
         "qos_measure": qos_measure_section(fabric, name),
         "lossless": lossless_section(fabric, name, own["network"]),
     }

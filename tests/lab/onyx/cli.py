@@ -9,6 +9,7 @@ left with repeated `exit` (netmiko's mellanox_mlnxos driver relies on that).
 
 from __future__ import annotations
 
+import logging
 import re
 
 from . import shows
@@ -16,6 +17,7 @@ from .model import CliError, Unrecognized
 from .switch import Switch
 
 PIPE_RE = re.compile(r"\s+\|\s*")
+LOG = logging.getLogger("onyx")
 
 
 def _is_configure_terminal(words: list[str]) -> bool:
@@ -118,6 +120,9 @@ class Session:
             except Unrecognized as exc:
                 first_error = first_error or exc
                 continue
+            # Onyx's system log records every command a CLI user runs; the lab's
+            # switch log does the same for config lines, so tests can see them land.
+            LOG.info("%s: Executing command: %s", self.switch.cfg.hostname, line)
             if entered:
                 if " magp " in entered or " vrrp " in entered:
                     self.stack = [" ".join(entered.split()[:3]), entered]

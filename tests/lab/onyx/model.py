@@ -613,6 +613,7 @@ class SwitchConfig:
         inst = svi.magp.get(magp_id)
         if inst is None:
             raise CliError(f"% MAGP instance {magp_id} does not exist")
+        negate, sub = _negation_after_prefix(sub, negate)
         if sub[:2] != ["ip", "virtual-router"] or len(sub) < 3:
             raise Unrecognized(sub[0], "keyword")
         if sub[2] == "address":
@@ -648,6 +649,7 @@ class SwitchConfig:
         inst = svi.vrrp.get(vrid)
         if inst is None:
             raise CliError(f"% VRRP instance {vrid} does not exist on interface vlan {svi.vlan}")
+        negate, sub = _negation_after_prefix(sub, negate)
         word = sub[0]
         if word == "address":
             if negate:
@@ -684,6 +686,17 @@ _TOP = {
 
 
 # ---------------------------------------------------------------------- argument helpers
+def _negation_after_prefix(sub: list[str], negate: bool) -> tuple[bool, list[str]]:
+    """`interface vlan 10 magp 10 no ip virtual-router address`: the flat form of a
+    negation typed inside the instance's sub-mode (the form mellanox.onyx's onyx_magp
+    sends; cxfab's VRRP removals follow it)."""
+    if sub[:1] == ["no"]:
+        if negate or len(sub) == 1:
+            raise CliError("% Incomplete command.")
+        return True, sub[1:]
+    return negate, sub
+
+
 def _need(args: list[str], count: int) -> None:
     if len(args) < count:
         raise CliError("% Incomplete command.")

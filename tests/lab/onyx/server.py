@@ -278,6 +278,7 @@ class SwitchServer:
                     "peer_reachable": status["peer"] is not None,
                     "unsaved": switch.unsaved(),
                     "vrrp": switch.vrrp_view(),
+                    "rejected_lines": sorted(switch.rejected_lines),
                 }
             )
         else:

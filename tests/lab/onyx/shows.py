@@ -16,9 +16,21 @@ import json
 import time
 
 from .model import CliError, Unrecognized
+from .runcfg import version_tuple
 from .switch import Switch
 
 ROW_RULE = "-" * 161
+# Text layouts of `show mlag` and `show mlag-vip` changed with 3.9 (the 3.9.3210
+# captures): before it, `Peers state Summary:` with unindented counters and an
+# `MLAG VIP` / `========` header with the VIP as `a.b.c.d /24`.
+NEW_TEXT_LAYOUT = (3, 9, 0)
+# `show version | json-print` of 3.10 has no `Product release` key (the release is
+# only in `Version summary`: tests/fixtures/onyx/corpus/version_json_no_product_release.txt).
+JSON_VERSION_WITHOUT_RELEASE = (3, 10, 0)
+
+
+def _old_text(switch: Switch) -> bool:
+    return version_tuple(switch.identity.release) < NEW_TEXT_LAYOUT
 
 
 def dispatch(switch: Switch, words: list[str], json_print: bool) -> str:
@@ -91,6 +103,8 @@ def show_version(switch: Switch, json_print: bool) -> str:
         "Swap": "0 MB used / 0 MB free / 0 MB total",
     }
     if json_print:
+        if version_tuple(release) >= JSON_VERSION_WITHOUT_RELEASE:
+            data = {k: v for k, v in data.items() if k != "Product release"}
         return _json(data)
     lines = []
     for name, value in data.items():
@@ -155,6 +169,8 @@ def show_mlag(switch: Switch, json_print: bool) -> str:
                 "1": [{k: v for k, v in ipl.items() if k not in ("Up Time", "Toggle Counter")}]
             }
         return _json(data)
+    if _old_text(switch):
+        return _show_mlag_3_6(switch, status, mac, conf, counts, ipl, peer)
     lines = [
         f"Admin status: {'Enabled' if status['admin'] else 'Disabled'}",
         f"Operational status: {'Up' if status['oper'] else 'Down'}",
@@ -201,6 +217,42 @@ def show_mlag(switch: Switch, json_print: bool) -> str:
     return "\n".join(lines)
 
 
+def _show_mlag_3_6(switch: Switch, status, mac, conf, counts, ipl, peer) -> str:
+    """The pre-3.9 text layout: unindented counters, `Peers state Summary:`."""
+    lines = [
+        f"Admin status: {'Enabled' if status['admin'] else 'Disabled'}",
+        f"Operational status: {'Up' if status['oper'] else 'Down'}",
+        "Reload-delay: 30 sec",
+        "Keepalive-interval: 1 sec",
+        "Upgrade-timeout: 60 min",
+        f"System-mac: {mac}",
+        "",
+        "MLAG Ports Configuration Summary:",
+        *(f"{name}: {value}" for name, value in conf.items()),
+        "",
+        "MLAG Ports Status Summary:",
+        *(f"{name}: {value}" for name, value in counts.items()),
+        "",
+        "",
+        "MLAG IPLs Summary:",
+        f"{'ID':<5}{'Group':<15}{'Vlan':<11}{'Operational':<13}{'Local':<18}Peer",
+        f"{'':<5}{'Port-Channel':<15}{'Interface':<11}{'State':<13}{'IP address':<18}IP address",
+        "-" * 74,
+    ]
+    if ipl:
+        lines.append(
+            f"{'1':<5}{ipl['Group Port-Channel']:<15}{ipl['Vlan Interface']:<11}"
+            f"{ipl['Operational State']:<13}{ipl['Local IP address']:<18}{ipl['Peer IP address']}"
+        )
+    lines += ["", "Peers state Summary:", f"{'System-id':<20}{'State':<7}Hostname", "-" * 35]
+    lines.append(f"{switch.identity.host_mac.upper():<20}{'Up':<7}<{switch.identity.hostname}>")
+    if peer and status["ipl"]:
+        ident = peer["identity"]
+        state = "Up" if status["ipl_up"] else "Down"
+        lines.append(f"{ident['host_mac'].upper():<20}{state:<7}{ident['hostname']}")
+    return "\n".join(lines)
+
+
 def show_mlag_vip(switch: Switch, json_print: bool) -> str:
     vip = switch.vip_view()
     if vip is None:
@@ -225,6 +277,18 @@ def show_mlag_vip(switch: Switch, json_print: bool) -> str:
         for host, role, ip in rows:
             data[host] = [{"VIP-State": role, "IP Address": ip}]
         return _json(data)
+    if _old_text(switch):
+        lines = [
+            "MLAG VIP",
+            "========",
+            f"MLAG group name: {domain}",
+            f"MLAG VIP address: {address} /{prefix}",
+            f"Active nodes: {len(rows)}",
+            "",
+            f"{'Hostname':<25}{'VIP-State':<21}IP Address",
+            "-" * 58,
+        ]
+        return "\n".join(lines + [f"{host:<25}{role:<21}{ip}" for host, role, ip in rows])
     lines = [
         "MLAG-VIP:",
         f" MLAG group name: {domain}",

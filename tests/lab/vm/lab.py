@@ -147,6 +147,13 @@ def ensure_ssh_keys() -> None:
 
 
 def ssh_argv(guest: Guest, *command: str) -> list[str]:
+    """ssh into a guest, its host key checked against the lab's known-hosts file.
+
+    The key is the lab's own (ensure_ssh_keys, before any guest boots), so it is known
+    whenever a guest can answer: a guest with another key is refused, never trusted.
+    """
+    if not KNOWN_HOSTS_FILE.exists() and (SSH_DIR / "host_ed25519.pub").exists():
+        write_known_hosts()
     return [
         "ssh",
         "-i",
@@ -156,9 +163,9 @@ def ssh_argv(guest: Guest, *command: str) -> list[str]:
         "-o",
         "BatchMode=yes",
         "-o",
-        "StrictHostKeyChecking=no",
+        "StrictHostKeyChecking=yes",
         "-o",
-        "UserKnownHostsFile=/dev/null",
+        f"UserKnownHostsFile={KNOWN_HOSTS_FILE}",
         "-o",
         "LogLevel=ERROR",
         "-o",
@@ -412,15 +419,19 @@ def write_inventory() -> None:
 def write_known_hosts() -> None:
     """The guests' host key, as ssh looks it up for a forwarded port ([127.0.0.1]:2221).
 
-    The lab inventory checks hosts against this file (StrictHostKeyChecking=yes).
+    The lab inventory checks hosts against this file (StrictHostKeyChecking=yes), and
+    so does the lab harness (ssh_argv), the fabric guest included.
     """
     key_type, key = (SSH_DIR / "host_ed25519.pub").read_text().split()[:2]
     lines = [
         "# Written by `make lab-up` (tests/lab/vm/lab.py): the lab guests' host key.",
-        *(f"[127.0.0.1]:{guest.ssh_port} {key_type} {key}" for guest in GUESTS),
+        *(f"[127.0.0.1]:{guest.ssh_port} {key_type} {key}" for guest in ALL_GUESTS),
     ]
     KNOWN_HOSTS_FILE.parent.mkdir(parents=True, exist_ok=True)
-    KNOWN_HOSTS_FILE.write_text("\n".join(lines) + "\n")
+    # Written whole and renamed: a concurrent ssh never reads half a file.
+    partial = KNOWN_HOSTS_FILE.with_suffix(".cxfab-new")
+    partial.write_text("\n".join(lines) + "\n")
+    partial.replace(KNOWN_HOSTS_FILE)
 
 
 # ---------------------------------------------------------------- links
@@ -630,6 +641,7 @@ def up() -> int:
         return 0
     down(quiet=True)
     ensure_ssh_keys()
+    write_known_hosts()  # before the boot: the harness's own ssh checks the key too
     compile_guest_python()
     wire_up()
     LINKS_FILE.write_text(json.dumps(dict.fromkeys(SIDES, True)) + "\n")

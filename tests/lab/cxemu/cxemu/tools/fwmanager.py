@@ -4,6 +4,10 @@ The "bundle" is the emulator catalog (``cxemu-admin catalog``), keyed by PSID, o
 image given with ``-i``. ``--query`` prints the text of seed 000, ``--query-format XML``
 the XML of the real tool, ``-u [-y]`` burns the matching image (never one of another PSID)
 and leaves activation to mstfwreset/reboot. ``--online`` uses the same catalog.
+
+As in MFT's mlxfwmanager, ``-u`` burns only an image newer than the flash: an older or
+equal one is ``Up to date``, left alone with exit status 0. ``-f`` (``--force``) marks it
+``Forced update required`` and burns it without asking.
 """
 
 import argparse
@@ -102,18 +106,22 @@ def main(argv: list[str]) -> int:
             if missing:
                 out(f"-E- Could not find matching firmware images for {len(missing)} device(s).\n")
                 return ERR_CODE_IMG_NOT_FOUND
+            if args.image:
+                out("---------\nAll listed device(s) firmware images are up to date.\n")
             return 0
         out(f"---------\nFound {len(need)} device(s) requiring firmware update...\n\n")
-        out("Perform FW update? [y/N]: ")
-        if args.yes:
-            out("y\n")
-        elif read_answer() not in ("y", "yes"):
-            out("No updates performed\n")
-            return 0
+        if not args.force:  # the real tool asks only for updates it chose itself
+            out("Perform FW update? [y/N]: ")
+            if args.yes:
+                out("y\n")
+            elif read_answer() not in ("y", "yes"):
+                out("No updates performed\n")
+                return 0
         for index, (card, _devname, offer, status) in enumerate(rows, start=1):
             if status not in ("Update required", "Forced update required"):
                 continue
-            out(f"Device #{index}: Updating FW ...     \n")
+            prefix = f"Device #{index}: " if len(rows) > 1 else ""
+            out(f"{prefix}Updating FW ...     \n")
             for step in (0, 20, 40, 60, 80, 99):
                 out(f"\b\b\b\b{step:3d}%")
             _burn(card, offer)

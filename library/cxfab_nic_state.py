@@ -1,0 +1,99 @@
+#!/usr/bin/python
+"""Ansible module: read every NIC of a host once and name those with nothing to do."""
+
+from __future__ import annotations
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.cxfab.mlnx import tools
+from ansible.module_utils.cxfab.mlnx.firmware import toolset_from_params
+from ansible.module_utils.cxfab.mlnx.nic_state import NicStateError, read_nics
+
+DOCUMENTATION = r"""
+module: cxfab_nic_state
+short_description: Read the firmware and port protocols of a host's ConnectX cards in one call
+description:
+  - Read-only. For every NIC of the host's structured config, queries the firmware
+    (C(mstflint q), MFT C(flint q) or C(mlxfwmanager --query)) when the NIC pins one,
+    and the port protocols (C(mstconfig -e q)) when a port pins C(link_type).
+  - Names the NICs whose firmware (target in flash, running, PSID as pinned) and port
+    protocols (Current and Next Boot as wanted) need nothing; the serial rollout skips
+    them without contacting the host. A pending activation is not settled.
+  - Fails when a card cannot be read: nothing is assumed settled.
+options:
+  nics:
+    description: The host's structured NICs (pci, firmware, ports).
+    type: list
+    elements: dict
+    required: true
+  query_tool:
+    description: Tool that reads the firmware.
+    type: str
+    choices: [auto, flint, mlxfwmanager]
+    default: auto
+  flint_path: {description: Command name or path of mstflint/flint (default auto), type: str}
+  fwmanager_path: {description: Command name or path of mlxfwmanager (default auto), type: str}
+  config_path: {description: Command name or path of mstconfig/mlxconfig (default auto), type: str}
+  sysfs_root: {description: Mount point of sysfs, type: path, default: /sys}
+author: cxfab
+"""
+
+EXAMPLES = r"""
+- name: Read the firmware and port protocols of every NIC
+  cxfab_nic_state:
+    nics: "{{ (hostvars['localhost'].cxfab_structured | cxfab_device(inventory_hostname)).nics }}"
+"""
+
+RETURN = r"""
+nics: {description: Per NIC what it runs and what it needs, returned: success, type: list}
+settled_firmware:
+  description: PCI addresses whose firmware needs nothing
+  returned: success
+  type: list
+settled_link_type:
+  description: PCI addresses whose port protocols need nothing
+  returned: success
+  type: list
+changes_needed: {description: Some NIC needs a change, returned: success, type: bool}
+"""
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "nics": {"type": "list", "elements": "dict", "required": True},
+            "query_tool": {
+                "type": "str",
+                "choices": ["auto", "flint", "mlxfwmanager"],
+                "default": "auto",
+            },
+            "flint_path": {"type": "str"},
+            "fwmanager_path": {"type": "str"},
+            "config_path": {"type": "str"},
+            "sysfs_root": {"type": "path", "default": "/sys"},
+        },
+        supports_check_mode=True,
+    )
+    p = module.params
+    find = module.get_bin_path
+
+    def runner(argv):
+        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
+    # Resolved only when a NIC needs them: a host with no pinned firmware needs no flint.
+    def toolset():
+        return toolset_from_params(p, find)
+
+    def config_tool():
+        return tools.resolve_tool(
+            p["config_path"], tools.CONFIG_CANDIDATES, find, "reading ports", "config_path"
+        )
+
+    try:
+        result = read_nics(p["nics"], runner, toolset, config_tool, p["sysfs_root"])
+    except (NicStateError, tools.ToolNotFound) as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
