@@ -51,6 +51,7 @@ DEPLOYED_TESTS := $(filter-out $(LAB_TESTS),$(wildcard $(TOP)/tests/system/test_
 # and the unlimited VLAN 197 Mb/s: a bound of the guest's timers, not starvation);
 # the VRRP takeover drill (two switches.yml runs and a drill, 107-121 s on the lab:
 # over CI's remaining budget, and the gateway mode it measures is not the lab's).
+# The IPL-cut suite (marker dataplane) runs in CI: 69 s on the lab.
 # `make test-system LAB_MARKS=` runs everything.
 LAB_MARKS ?= $(if $(CI),not faults and not shaper and not vrrp,)
 
