@@ -7,9 +7,12 @@ DOCUMENTATION = r"""
 module: cxfab_drill_ping
 short_description: Start continuous pings in the background, or collect their outputs
 description:
-  - C(state=started) - one C(ping -D -O -n -i <interval> -W 1 -w <duration>) per target
-    (each VLAN's gateway and peers, from the VLAN interface), in the background, output
-    to C(<run_dir>/<id>.txt); returns at once.
+  - C(state=started) - one C(ping -D -O -n -i <interval> -W 1 -c <duration/interval>) per
+    target (each VLAN's gateway and peers, from the VLAN interface), in the background,
+    output to C(<run_dir>/<id>.txt); returns at once. A count, not a deadline (C(-w)):
+    with a deadline iputils ping ends at the first ICMP error from the network (e.g. a
+    Destination Host Unreachable while a switch fails over), the very event a drill
+    provokes, and the path's figures after it would be lost.
   - C(state=collected) - waits (at most C(duration) + 30 s) until each ping has ended and
     returns its output; with C(stop=true) it first ends them (SIGINT: ping prints its
     summary) and waits at most 30 s. The drill's figures are computed on the controller
@@ -30,7 +33,7 @@ options:
     type: float
     default: 0.1
   duration:
-    description: Seconds each ping runs (C(-w)).
+    description: Seconds each ping runs at most (as a probe count, C(-c)).
     type: int
     default: 60
   run_dir:
@@ -56,6 +59,7 @@ RETURN = r"""
 results: {description: "[{id, kind, address, stdout}] (collected).", type: list, returned: always}
 """
 
+import math  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import signal  # noqa: E402
@@ -88,6 +92,14 @@ def planned(module, targets):
     return found
 
 
+def ping_argv(interval: float, duration: int, interface: str, address: str) -> list[str]:
+    """The background ping of one target: `duration` seconds of probes as a count (-c).
+    Never -w: with a deadline ping exits at the first ICMP error it receives."""
+    count = max(1, math.ceil(duration / interval))
+    return ["ping", "-D", "-O", "-n", "-i", str(interval), "-W", "1", "-c", str(count),
+            "-I", interface, address]  # fmt: skip
+
+
 def stop_ping(pid_file: str) -> None:
     """SIGINT to a ping this module started (it then prints its summary and ends)."""
     try:
@@ -118,8 +130,7 @@ def main():
     os.makedirs(p["run_dir"], mode=0o700, exist_ok=True)
     if p["state"] == "started":
         for check_id, _, interface, address in probes:
-            cmd = ["ping", "-D", "-O", "-n", "-i", str(p["interval"]), "-W", "1",
-                   "-w", str(p["duration"]), "-I", interface, address]  # fmt: skip
+            cmd = ping_argv(p["interval"], p["duration"], interface, address)
             out = os.path.join(p["run_dir"], f"{check_id}.txt")
             with open(out, "w", encoding="ascii") as handle:
                 # An argv of checked values, no shell; the ping outlives this module on purpose.

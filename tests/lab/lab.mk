@@ -48,10 +48,13 @@ DEPLOYED_TESTS := $(filter-out $(LAB_TESTS),$(wildcard $(TOP)/tests/system/test_
 # leaves out: the planted-fault suite (with it `make test` came to about 90 minutes
 # on this 2-core machine, CI's limit); the tc-shaper measurement (HTB in a TCG guest
 # delivers 0.82-0.88 of a 30 Mb/s class in three readings while 10 Mb/s reads 0.96
-# and the unlimited VLAN 197 Mb/s: a bound of the guest's timers, not starvation).
+# and the unlimited VLAN 197 Mb/s: a bound of the guest's timers, not starvation);
+# the VRRP takeover drill (two switches.yml runs and a drill, 107-121 s on the lab:
+# over CI's remaining budget, and the gateway mode it measures is not the lab's).
+# The IPL-cut suite (marker dataplane) runs in CI: 69 s on the lab.
 # `make test-system LAB_MARKS=` runs everything. A -k selection in PYTEST_ARGS applies to
 # both pytest runs; a run it leaves empty (exit 5) is no failure.
-LAB_MARKS ?= $(if $(CI),not faults and not shaper,)
+LAB_MARKS ?= $(if $(CI),not faults and not shaper and not vrrp,)
 
 test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it down
 	@rc=0; rm -rf $(TOP)/build/timing; $(LAB) up || rc=$$?; \

@@ -12,35 +12,29 @@ config, the cables plugged back, and the dataplane section must pass again.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import ONYX_RUN_DIR, REPO_ROOT
+from tests.system import switchpair
 from tests.system.deployment import Deployment
+from tests.system.switchpair import ctl
 
 pytestmark = [pytest.mark.lab, pytest.mark.dataplane, pytest.mark.timeout(1800)]
 
 SECTIONS = "verify_dataplane,verify_switches"
 NO_REPLY = "0/3 replies"
 CONVERGE_S = 4  # the switches' agents converge within PERIOD, a read costs ~1 s
+# A revived switch: its agent brings the ports up, LACP bundles the MPOs again, and its
+# next read of the bonds shows them.
+REVIVE_S = 60
+CABLED = ("swp1", "swp2", "swp35")
 # Each fault: the config line(s), the switch, and the checks that must name it.
 MPO_VLAN = ("lab-sw-a", ["interface mlag-port-channel 1 switchport hybrid allowed-vlan remove 10"])
 PEER_VLAN = ("lab-sw-b", ["no interface vlan 20 magp 20", "no interface vlan 20", "no vlan 20"])
 MAGP_VIP = ("lab-sw-b", ["interface vlan 30 magp 30 ip virtual-router address 12.0.30.2"])
-
-
-def ctl(switch: str, *request: str) -> str:
-    argv = [sys.executable, "-m", "tests.lab.onyx.pair", "ctl", "--run-dir", str(ONYX_RUN_DIR)]
-    done = subprocess.run(
-        [*argv, switch, *request], cwd=REPO_ROOT, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
 
 
 def checks(reports: Path) -> dict[tuple[str, str], dict]:
@@ -49,11 +43,17 @@ def checks(reports: Path) -> dict[tuple[str, str], dict]:
 
 
 def restore_from_saved() -> None:
-    """Each switch restarted from its saved (deployed) config, one at a time."""
+    """Each switch whose running config differs from its saved (deployed) one restarted
+    from it, one at a time, the next only once the pair is whole again. A killed switch
+    forwards nothing meanwhile."""
     for switch in ("lab-sw-a", "lab-sw-b"):
+        if not switchpair.status(switch)["unsaved"]:
+            continue  # already as deployed (e.g. restored by the test before)
         ctl(switch, "kill")
+        links = switchpair.namespace_links(switch)
+        assert not any(switchpair.is_up(links[port]) for port in CABLED), links
         ctl(switch, "revive")
-        time.sleep(CONVERGE_S)
+        switchpair.wait_whole(REVIVE_S)
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +69,8 @@ def planted(deployed: Deployment, tmp_path_factory):
         run = deployed.play("verify.yml", "--tags", SECTIONS, reports=reports)
         yield run, checks(reports)
     finally:
+        labctl.apply_fault([], active=False)  # cables first: a whole pair needs them
         restore_from_saved()
-        labctl.apply_fault([], active=False)
 
 
 def failed(found: dict, target: str, check_id: str) -> dict:
@@ -113,8 +113,8 @@ def test_a_magp_virtual_ip_changed_on_one_peer(planted):
 def test_the_healed_fabric_passes_every_dataplane_check(deployed, tmp_path):
     """After the faults (the module's fixture restores again at its end: idempotent)."""
     reports = tmp_path / "healed"
-    restore_from_saved()
     labctl.apply_fault([], active=False)
+    restore_from_saved()
     time.sleep(CONVERGE_S)
     run = deployed.play("verify.yml", "--tags", "verify_dataplane", reports=reports)
     found = checks(reports)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tests.lab.onyx import dataplane_agent
@@ -124,3 +126,41 @@ def test_a_switch_that_cannot_go_dark_says_so():
     }
     with pytest.raises(DataplaneError, match="lab-sw-b: its namespace's ports could not be taken"):
         dataplane_agent.go_dark(spec, "lab-sw-b")
+
+
+def test_a_link_event_has_the_bonds_read_before_refresh():
+    switch = Switch(Identity("lab-sw-a", "3.10.2002", "7C:FE:90:11:00:0A", "127.0.0.1"))
+    switch.cfg = lab_switch()
+    guest = FakeGuest(reads_text())
+    agent = agent_on(switch, guest)
+    agent.wanted = lambda: dataplane_agent.plan(switch.cfg, CABLED, None)
+    agent.step()
+    calls = len(guest.scripts)
+    assert agent.step() == [] and len(guest.scripts) == calls  # no event, not due: no read
+    agent.links_changed.set()  # e.g. LACP bundled a member
+    switch.lag_states = {}
+    assert agent.step() == [] and len(guest.scripts) == calls + 1
+    assert "bridge -j vlan" not in guest.scripts[-1]  # the bonds' links only
+    assert switch.lag_states["mpo1"]["members"] == {"swp1": "P"}
+    assert not agent.links_changed.is_set()
+
+
+def test_the_watch_follows_the_namespace_link_messages(tmp_path):
+    asked = tmp_path / "command"
+    # Stands for `ssh lab-fabric <command>`: records the command, prints one message, then
+    # stays quiet for 3 s before chattering (so the event is the message, not the end).
+    fake = f'echo "$0" > {asked}; echo "3: swp1: <NO-CARRIER>"; sleep 3; ' + (
+        "while :; do echo more; sleep 0.1; done"
+    )
+    switch = Switch(Identity("lab-sw-a", "3.10.2002", "7C:FE:90:11:00:0A", "127.0.0.1"))
+    target = dataplane_agent.Target(ssh=["sh", "-c", fake], namespace="lab-sw-a", cabled=[])
+    agent = dataplane_agent.DataplaneAgent(switch, target)
+    watcher = threading.Thread(target=agent.watch, daemon=True)
+    watcher.start()
+    try:
+        assert agent.links_changed.wait(2.5)
+        assert asked.read_text().strip() == "ip -n lab-sw-a monitor link"
+    finally:
+        agent.stopping.set()
+        watcher.join(10)
+    assert not watcher.is_alive()

@@ -2,11 +2,13 @@
 
 Runs in the switch's emulator process (server.py --dataplane FILE, written by
 `make lab-up`). Every PERIOD it plans the namespace from the switch's config and pair
-state (dataplane.plan + pair_state); when the plan changed, or REFRESH passed, it reads
-the namespace back over SSH (one command printing the five JSON outputs), converges
-it (dataplane_converge) and keeps the bonds' real states for `show`
-(Switch.lag_states). A namespace that cannot be read leaves lag_states empty: every
-MPO then shows down, never up on a state nobody read.
+state (dataplane.plan + pair_state); when the plan changed it reads the namespace back
+over SSH (one command printing the five JSON outputs), converges it
+(dataplane_converge) and keeps the bonds' real states for `show`
+(Switch.lag_states). Bonds also change on their own (LACP): an `ip monitor link` in
+the namespace says when, and their links are read again then (and every REFRESH, in
+case an event was missed). A namespace that cannot be read leaves lag_states empty:
+every MPO then shows down, never up on a state nobody read.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from .dataplane_show import lag_states
 
 LOG = logging.getLogger("onyx.dataplane")
 PERIOD = 0.5
-# Bonds negotiate LACP on their own: their states are read again this often even when
-# the config is unchanged (each read costs the 1-vCPU fabric guest five execs).
-REFRESH = 10.0
+# Bonds negotiate LACP on their own: a link event of the namespace has their states read
+# again at the next PERIOD, and this often without one (a read costs the 1-vCPU fabric
+# guest an exec; a watch that broke and restarted may have missed an event).
+REFRESH = 30.0
+WATCH_RETRY = 2.0
 SSH_TIMEOUT = 60
 MARK = "@@cxfab"
 READS = (
@@ -123,9 +127,30 @@ class DataplaneAgent:
         self.applied: Plan | None = None
         self.read_at = 0.0
         self.last_error = ""
+        self.links_changed = threading.Event()  # set by the watch on every link message
+        self.stopping = threading.Event()
 
     def start(self) -> None:
         threading.Thread(target=self._loop, daemon=True, name="dataplane").start()
+        threading.Thread(target=self.watch, daemon=True, name="dataplane-watch").start()
+
+    def watch(self) -> None:
+        """Follow the namespace's link messages (`ip monitor link`, idle between events)."""
+        command = f"ip -n {shlex.quote(self.target.namespace)} monitor link"
+        while not self.stopping.is_set():
+            try:
+                with subprocess.Popen(
+                    [*self.target.ssh, command], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                ) as proc:  # fmt: skip
+                    for _line in proc.stdout:
+                        self.links_changed.set()
+                        if self.stopping.is_set():
+                            proc.terminate()
+            except OSError as exc:
+                LOG.warning("dataplane %s: link watch: %s", self.target.namespace, exc)
+            self.links_changed.set()  # events may have been lost while it was down
+            self.stopping.wait(WATCH_RETRY)
 
     def _ssh(self, script: str) -> str:
         done = subprocess.run(
@@ -149,11 +174,13 @@ class DataplaneAgent:
         """One round: converge when the plan changed or REFRESH passed; the commands run."""
         want = self.wanted()
         if want == self.applied:
-            # Only bonds change on their own (LACP): their links are read again every
-            # REFRESH for `show`; a namespace without one is not read until the plan
-            # changes (a blank switch costs the fabric guest nothing).
+            # Only bonds change on their own (LACP): their links are read again on a link
+            # event or after REFRESH, for `show`; a namespace without one is not read
+            # until the plan changes (a blank switch costs the fabric guest nothing).
             has_bonds = any(link.kind == "bond" for link in want.links.values())
-            if has_bonds and time.monotonic() - self.read_at >= REFRESH:
+            due = time.monotonic() - self.read_at >= REFRESH
+            if has_bonds and (self.links_changed.is_set() or due):
+                self.links_changed.clear()
                 links = ("link",)
                 status, out = split_reads(self._ssh(read_script(self.target.namespace, links)),
                                           links)["link"]  # fmt: skip
@@ -162,6 +189,7 @@ class DataplaneAgent:
                 self.switch.lag_states = lag_states(out)
                 self.read_at = time.monotonic()
             return []
+        self.links_changed.clear()  # this read covers what happened so far
         reads = split_reads(self._ssh(read_script(self.target.namespace)))
         current = current_from_reads(reads)
         self.read_at = time.monotonic()

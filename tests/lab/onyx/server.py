@@ -279,6 +279,7 @@ class SwitchServer:
                     "unsaved": switch.unsaved(),
                     "vrrp": switch.vrrp_view(),
                     "rejected_lines": sorted(switch.rejected_lines),
+                    "mpos": {str(n): mpo["state"] for n, mpo in status["mpos"].items()},
                 }
             )
         else:

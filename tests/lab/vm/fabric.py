@@ -54,7 +54,14 @@ def cabling_script() -> str:
     Idempotent enough to run twice (`ip netns add` of an existing namespace fails and
     stops it): lab.py runs it once per boot.
     """
-    lines = ["set -eu", "modprobe bonding; modprobe 8021q; modprobe nft_meta_bridge || true"]
+    lines = [
+        "set -eu",
+        "modprobe bonding; modprobe 8021q; modprobe nft_meta_bridge || true",
+        # The MLAG rule on the IPL is an nftables bridge table: without nft it never
+        # lands and each switch's agent retries it every round (a full read each time).
+        "command -v nft >/dev/null || { echo 'lab-fabric: no nft (apt package nftables,"
+        " requirements-apt.txt): the MLAG IPL rule cannot be set' >&2; exit 1; }",
+    ]
     for switch in SWITCHES:
         lines += [shlex.join(argv) for argv in namespace_setup(switch)]
     lines.append(

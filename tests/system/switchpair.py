@@ -1,0 +1,164 @@
+"""The emulated switch pair as the lab tests read it: control requests, `show` over SSH
+as cxfab reads it (netmiko, the product's parsers), the namespaces that forward in
+lab-fabric, and the hosts' probes through the pair."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+import yaml
+from cxfab import dataplane
+from cxfab.onyx import health
+from netmiko import ConnectHandler
+
+from tests.lab.vm import lab as labctl
+from tests.lab.vm.topology import FABRIC, ONYX_RUN_DIR, REPO_ROOT, SWITCHES
+
+STRUCTURED_DIR = REPO_ROOT / "build" / "structured"
+
+
+def ctl(switch: str, *request: str) -> str:
+    argv = [sys.executable, "-m", "tests.lab.onyx.pair", "ctl", "--run-dir", str(ONYX_RUN_DIR)]
+    done = subprocess.run(
+        [*argv, switch, *request], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def status(switch: str) -> dict:
+    """The emulator's own view: oper, ipl_up, vrrp, MPO states (control `status`)."""
+    return json.loads(ctl(switch, "status"))
+
+
+def shows(switch: str, *commands: str) -> dict[str, str]:
+    """`show` outputs of one switch, over SSH as cxfab's modules read them."""
+    conn = ConnectHandler(
+        device_type="mellanox_mlnxos", host="127.0.0.1", port=SWITCHES[switch]["port"],
+        username="admin", password="admin",
+    )  # fmt: skip
+    try:
+        return {command: conn.send_command(command) for command in commands}
+    finally:
+        conn.disconnect()
+
+
+def mlag_and_mpos(switch: str) -> tuple[dict, dict[int, dict]]:
+    """`show mlag` and `show interfaces mlag-port-channel summary`, parsed by cxfab."""
+    out = shows(switch, health.SHOW_COMMANDS["mlag"], health.SHOW_COMMANDS["mpo"])
+    return (
+        health.parse("mlag", out[health.SHOW_COMMANDS["mlag"]], None),
+        health.parse("mpo", out[health.SHOW_COMMANDS["mpo"]], None),
+    )
+
+
+def namespace_links(switch: str) -> dict[str, dict]:
+    """`ip -j -d link show` of the switch's namespace in lab-fabric, by interface."""
+    done = subprocess.run(
+        labctl.ssh_argv(FABRIC, f"ip -n {switch} -j -d link show"),
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"lab-fabric: ip -n {switch} link: {done.stderr}"
+    return {link["ifname"]: link for link in json.loads(done.stdout)}
+
+
+def is_up(link: dict) -> bool:
+    return "UP" in link["flags"]
+
+
+def wait_for(check: Callable[[], object], timeout: float, what: str, every: float = 1.0):
+    """check()'s first true value; fails naming `what` and the last value seen."""
+    deadline, value = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"{what}: not within {timeout:.0f} s (last: {value!r})")
+
+
+def broken_pair() -> str:
+    """What keeps the pair from being whole (MLAG Up on both peers, every MPO
+    Active-full), from the emulators' own view; empty when it is whole."""
+    states = {switch: status(switch) for switch in SWITCHES}
+    return "; ".join(
+        f"{switch}: oper {s['oper']}, MPOs {s['mpos']}"
+        for switch, s in states.items()
+        if not s["oper"] or any(state != "Active-full" for state in s["mpos"].values())
+    )
+
+
+def wait_whole(timeout: float) -> None:
+    deadline, problem = time.monotonic() + timeout, ""
+    while time.monotonic() < deadline:
+        problem = broken_pair()
+        if not problem:
+            return
+        time.sleep(1.0)
+    raise AssertionError(f"the pair is not whole within {timeout:.0f} s: {problem}")
+
+
+def probe_targets(host: str) -> list[tuple[str, str, str]]:
+    """(VLAN interface, address, label) of every gateway and peer `host` must reach,
+    from the structured configs the last validate wrote."""
+    structured = {
+        path.stem: yaml.safe_load(path.read_text()) for path in STRUCTURED_DIR.glob("*.yml")
+    }
+    out = []
+    for vlan in dataplane.targets(structured, host)["vlans"]:
+        if vlan["gateway"]:
+            out.append((vlan["interface"], vlan["gateway"]["address"], f"gw{vlan['vlan']}"))
+        for peer in vlan["peers"]:
+            out.append((vlan["interface"], peer["address"], f"{peer['host']}@{vlan['vlan']}"))
+    return out
+
+
+def unanswered(host, targets: list[tuple[str, str, str]], count: int = 3) -> list[str]:
+    """Targets that did not answer every one of `count` pings (one SSH per host)."""
+    script = "; ".join(
+        f"echo '@@ {label}'; ping -n -c {count} -i 0.2 -W 1 -I {interface} {address}"
+        for interface, address, label in targets
+    )
+    text = host.run(script, check=False, timeout=120)
+    failed = []
+    for block in text.split("@@ ")[1:]:
+        label, _, output = block.partition("\n")
+        try:
+            result = dataplane.parse_ping(output)
+        except dataplane.DataplaneReadError as exc:
+            failed.append(f"{label}: {exc}")
+            continue
+        if result["received"] != count:
+            failed.append(f"{label}: {result['received']}/{count}")
+    missing = len(targets) - len(text.split("@@ ")[1:])
+    return failed + [f"{missing} target(s) without output"] * bool(missing)
+
+
+def namespace_addresses(switch: str) -> dict[str, set[str]]:
+    """IPv4 addresses (a.b.c.d/len) of every interface of the switch's namespace."""
+    done = subprocess.run(
+        labctl.ssh_argv(FABRIC, f"ip -n {switch} -j addr show"),
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"lab-fabric: ip -n {switch} addr: {done.stderr}"
+    return {
+        link["ifname"]: {
+            f"{a['local']}/{a['prefixlen']}" for a in link["addr_info"] if a["family"] == "inet"
+        }
+        for link in json.loads(done.stdout)
+    }
+
+
+def log_events(switch: str, message: str) -> list[float]:
+    """When the switch logged `message` (epoch seconds, the controller's clock)."""
+    stamps = []
+    for line in (ONYX_RUN_DIR / f"{switch}.log").read_text(errors="replace").splitlines():
+        if line.endswith(message):
+            stamp = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f")
+            stamps.append(stamp.timestamp())
+    return stamps
