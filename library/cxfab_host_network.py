@@ -80,6 +80,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+differs:
+  description: >-
+    The host's live state or networkd files differ from the intent (the same value as
+    changed; it stays readable where a comparison run sets changed_when false).
+  type: bool
+  returned: always
 actions:
   description: Changes applied (or, in check mode, that would be applied).
   type: list
@@ -333,8 +339,10 @@ def main():
                 after = _with_ipoib(after, ipoib_after)
             except (NetlinkError, OSError, RuntimeError) as exc:
                 fail_and_restore(module, exc, timer, ipoib_actions + actions, files)
+    differs = before != after or bool(files)
     module.exit_json(
-        changed=before != after or bool(files),
+        changed=differs,
+        differs=differs,
         actions=[describe(a) for a in ipoib_actions + actions],
         ipoib={name: {**ipoib_after[name], **_where(entry)} for name, entry in found.items()},
         protected=protected,

@@ -173,7 +173,7 @@ def _net(run, name, key):
 
 def test_connected_65520_and_datagram_2044_are_applied_and_read_back(run):
     first = run["first"]
-    assert first["changed"]
+    assert first["changed"] and first["differs"]
     assert "set_ipoib_mode ibp59s0 (mode=connected)" in first["actions"]
     assert "set_ipoib_mtu ibp59s0 (mtu=65520)" in first["actions"]
     assert "add_address ibp59s0f1 (address=10.78.0.1/24)" in first["actions"]
@@ -201,7 +201,8 @@ def test_the_networkd_files_persist_it_and_a_second_run_changes_nothing(run):
     other = (run["root"] / "networkd" / "60-cxfab-ibp59s0f1.network").read_text()
     assert "Mode=datagram" in other and "MTUBytes=2044" in other
     second = run["second"]
-    assert second["changed"] is False and second["actions"] == [] and second["files"] == []
+    assert second["changed"] is False and second["differs"] is False
+    assert second["actions"] == [] and second["files"] == []
 
 
 def test_verify_passes_on_the_applied_ports(run):
@@ -215,7 +216,7 @@ def test_verify_passes_on_the_applied_ports(run):
 
 def test_drift_and_a_missing_subnet_manager_are_named(run):
     assert "set_ipoib_mode ibp59s0 (mode=connected)" in run["drift"]["actions"]
-    assert run["drift"]["changed"] is True
+    assert run["drift"]["changed"] is True and run["drift"]["differs"] is True
     assert _net(run, "ibp59s0", "mode") == "datagram"  # check mode wrote nothing
     reading = {"ib": run["facts_after"]["facts"]["ib"]}
     checks = {c["id"]: c for c in ib_checks("ibhost", run["structured"], reading)}
