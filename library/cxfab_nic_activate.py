@@ -106,15 +106,7 @@ def main() -> None:
             "bond_existed_before": {"type": "bool"},
             "bond_timeout": {"type": "int", "default": 120},
             "bond_proc_dir": {"type": "path", "default": "/proc/net/bonding"},
-            "query_tool": {
-                "type": "str",
-                "choices": ["auto", "flint", "mlxfwmanager"],
-                "default": "auto",
-            },
-            "flint_path": {"type": "str"},
-            "fwmanager_path": {"type": "str"},
-            "config_path": {"type": "str"},
-            "sysfs_root": {"type": "path", "default": "/sys"},
+            **tools.CARD_READ_OPTIONS,
         },
         supports_check_mode=True,
     )

@@ -61,15 +61,7 @@ def main() -> None:
     module = AnsibleModule(
         argument_spec={
             "nics": {"type": "list", "elements": "dict", "required": True},
-            "query_tool": {
-                "type": "str",
-                "choices": ["auto", "flint", "mlxfwmanager"],
-                "default": "auto",
-            },
-            "flint_path": {"type": "str"},
-            "fwmanager_path": {"type": "str"},
-            "config_path": {"type": "str"},
-            "sysfs_root": {"type": "path", "default": "/sys"},
+            **tools.CARD_READ_OPTIONS,
         },
         supports_check_mode=True,
     )

@@ -1,7 +1,7 @@
 """The plan's runs in batches, and a batch's outputs back to one record per run.
 
 A batch costs four module calls whatever its number of runs (a call into a host
-costs seconds, more under emulation): its servers started at once on the server
+costs seconds on a slow host): its servers started at once on the server
 host, seen listening there, its clients run in turn on the client host, its
 servers collected. A batch holds consecutive runs (of one or more experiments) up
 to MAX_SERVERS servers waiting at once; a run is never split.

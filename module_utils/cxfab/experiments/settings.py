@@ -10,7 +10,7 @@ NETWORK_TRANSPORTS = ("rdma", "tcp", "rsocket", "smc")
 # Tags Ansible itself gives a run: none named (all) or the always-tagged plays.
 _ANSIBLE_TAGS = ("all", "always")
 
-# Small lab defaults: every experiment in a few minutes on the lab's TCG guests.
+# Small defaults: every experiment in a few minutes, even on slow virtual hosts.
 DEFAULTS = {
     "experiments": list(EXPERIMENTS),
     "transports": ["rdma", "tcp"],

@@ -15,6 +15,16 @@ from collections.abc import Callable, Sequence
 FLINT_CANDIDATES = ("mstflint", "flint")
 FWMANAGER_CANDIDATES = ("mlxfwmanager",)
 CONFIG_CANDIDATES = ("mstconfig", "mlxconfig")
+
+# The argument spec of a module that reads a card (firmware and port protocols): the
+# NIC state read and the activation's read-back take the same tools the same way.
+CARD_READ_OPTIONS = {
+    "query_tool": {"type": "str", "choices": ["auto", "flint", "mlxfwmanager"], "default": "auto"},
+    "flint_path": {"type": "str"},
+    "fwmanager_path": {"type": "str"},
+    "config_path": {"type": "str"},
+    "sysfs_root": {"type": "path", "default": "/sys"},
+}
 FWRESET_CANDIDATES = ("mstfwreset", "mlxfwreset")
 
 

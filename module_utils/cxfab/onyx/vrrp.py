@@ -13,9 +13,8 @@ module). Every VRRP line cxfab sends or reads back is written from FORMS:
 
 Removal follows the MAGP form that is documented (`interface vlan N magp M
 no ip virtual-router address`): `no` after the instance prefix. Correct a form
-here against a device; the lab's emulator (tests/lab/onyx/model.py) accepts
-every line written from this table, and a line a real switch refuses is
-reverted by the deploy transaction, never left half applied.
+here against a device. A line the switch refuses is reverted by the deploy
+transaction, never left half applied.
 """
 
 from __future__ import annotations
