@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.mlnx import tools
-from ansible.module_utils.cxfab.mlnx.firmware import toolset_from_params
-from ansible.module_utils.cxfab.mlnx.nic_state import NicStateError, read_nics
+from ansible.module_utils.cxfab.stages.nic_state import ARGUMENT_SPEC, run
 
 DOCUMENTATION = r"""
 module: cxfab_nic_state
@@ -58,33 +56,8 @@ changes_needed: {description: Some NIC needs a change, returned: success, type: 
 
 
 def main() -> None:
-    module = AnsibleModule(
-        argument_spec={
-            "nics": {"type": "list", "elements": "dict", "required": True},
-            **tools.CARD_READ_OPTIONS,
-        },
-        supports_check_mode=True,
-    )
-    p = module.params
-    find = module.get_bin_path
-
-    def runner(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
-
-    # Resolved only when a NIC needs them: a host with no pinned firmware needs no flint.
-    def toolset():
-        return toolset_from_params(p, find)
-
-    def config_tool():
-        return tools.resolve_tool(
-            p["config_path"], tools.CONFIG_CANDIDATES, find, "reading ports", "config_path"
-        )
-
-    try:
-        result = read_nics(p["nics"], runner, toolset, config_tool, p["sysfs_root"])
-    except (NicStateError, tools.ToolNotFound) as exc:
-        module.fail_json(msg=str(exc))
-    module.exit_json(**result)
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.exit_json(**run(module))
 
 
 if __name__ == "__main__":

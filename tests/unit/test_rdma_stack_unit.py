@@ -1,24 +1,9 @@
 """The soft-RoCE boot unit of cxfab_rdma_stack: every pasted word stays one argument."""
 
-import importlib.util
 import shlex
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _load_module():
-    spec = importlib.util.spec_from_file_location(
-        "cxfab_rdma_stack", REPO / "library" / "cxfab_rdma_stack.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rdma_stack = _load_module()
+from cxfab.stages import rdma as rdma_stack
 
 
 def exec_argv(line: str) -> list[str]:

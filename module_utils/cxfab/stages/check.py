@@ -1,0 +1,129 @@
+"""Read a whole host in one process: each stage's own `run` in check mode, in order.
+
+A no-op rollout used to pay one module call per stage and host (Python start-up and
+the module payload, seconds each on a slow target) only to learn that nothing
+differs. `read_host` runs the stages' own code in check mode instead, so "settled"
+means exactly what the stage itself would have found, and the rollout skips the
+stages it names.
+
+It stops at the first stage that would change something: a later stage reads state
+an earlier one is about to change (a NIC reset drops the port's QoS, a rebuilt bond
+its egress map), so it runs for real in its turn and is not read here at all.
+"""
+
+from __future__ import annotations
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+# The host stages in the order site.yml runs them, each with the tags that select it
+# (a stage is read only when the run selects it: `--tags host_qos` reads QoS alone).
+STAGES = (
+    ("nic", ("nic", "nic_firmware", "nic_link_type")),
+    ("network", ("network", "host_network")),
+    ("qos", ("qos", "host_qos")),
+    ("irq", ("irq", "irq_affinity")),
+    ("rdma", ("rdma", "rdma_stack")),
+)
+STAGE_NAMES = tuple(name for name, _ in STAGES)
+
+
+class StageFailed(Exception):
+    """A stage's fail_json inside the combined read: its message and extra fields."""
+
+    def __init__(self, msg: str, fields: dict):
+        super().__init__(msg)
+        self.msg, self.fields = msg, fields
+
+
+class CheckOnly:
+    """One stage's view of the module: its own parameters, check mode forced on.
+
+    Everything else (run_command, get_bin_path, warn, ...) is the real module's, so
+    the stage reads the host exactly as it does on its own. fail_json raises instead
+    of exiting, so the caller can name the stage.
+    """
+
+    check_mode = True
+
+    def __init__(self, module, params: dict):
+        self._module = module
+        self.params = params
+
+    def fail_json(self, msg, **fields):
+        raise StageFailed(msg, fields)
+
+    def exit_json(self, **_result):  # pragma: no cover - stages return their result
+        raise TypeError("a stage returns its result; it does not exit")
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
+def selected(run_tags, skip_tags, wanted=None) -> list[str]:
+    """The stages a run with these tags (ansible_run_tags, ansible_skip_tags) executes."""
+    run_tags, skip_tags = set(run_tags or ["all"]), set(skip_tags or [])
+    out = []
+    for name, tags in STAGES:
+        if wanted is not None and name not in wanted:
+            continue
+        chosen = "all" in run_tags or bool(run_tags & set(tags))
+        if chosen and not (skip_tags & set(tags)):
+            out.append(name)
+    return out
+
+
+def _stage_code(name):
+    """The stage's module_utils, imported only when read (network brings pyroute2)."""
+    if name == "nic":
+        from . import nic_state as code
+    elif name == "network":
+        from . import network as code
+    elif name == "qos":
+        from . import qos as code
+    elif name == "irq":
+        from . import irq as code
+    elif name == "rdma":
+        from . import rdma as code
+    else:
+        raise KeyError(name)
+    return code
+
+
+def differs(name: str, result: dict) -> bool:
+    """Whether the stage would change the host (the NIC stage names what it needs)."""
+    if name == "nic":
+        return bool(result.get("changes_needed"))
+    return bool(result.get("changed"))
+
+
+def read_host(module, stage_args: dict) -> dict:
+    """Run the given stages in check mode, in site.yml's order, until one differs.
+
+    Returns {"stages": {name: result}, "settled": [...], "differs": name or None,
+    "unread": [...]}. A stage whose arguments are invalid or whose read fails raises
+    StageFailed naming the stage: the host is not rolled out on a reading it lacks.
+    """
+    unknown = sorted(set(stage_args) - set(STAGE_NAMES))
+    if unknown:
+        raise StageFailed(f"stages: unknown stage(s) {unknown}; known: {list(STAGE_NAMES)}", {})
+    order = [name for name in STAGE_NAMES if name in stage_args]
+    results, settled = {}, []
+    for position, name in enumerate(order):
+        code = _stage_code(name)
+        checked = ArgumentSpecValidator(code.ARGUMENT_SPEC).validate(stage_args[name] or {})
+        if checked.error_messages:
+            raise StageFailed(f"stages.{name}: " + "; ".join(checked.error_messages), {})
+        try:
+            result = code.run(CheckOnly(module, checked.validated_parameters))
+        except StageFailed as exc:
+            raise StageFailed(f"{name}: {exc.msg}", {**exc.fields, "stage": name}) from exc
+        results[name] = result
+        if differs(name, result):
+            return {
+                "stages": results,
+                "settled": settled,
+                "differs": name,
+                "unread": order[position + 1 :],
+            }
+        settled.append(name)
+    return {"stages": results, "settled": settled, "differs": None, "unread": []}
