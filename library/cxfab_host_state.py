@@ -13,7 +13,9 @@ description:
     arguments each of those modules takes, in one process on the host.
   - Stops at the first stage that would change something; the stages after it are
     not read, because that change can alter what they would read.
-  - Changes nothing on the host. A stage whose read fails fails the call, naming the stage.
+  - Changes nothing on the host. A stage that cannot be read is never settled: the
+    reading ends there with a warning naming the stage and why, and that stage runs
+    in full in its turn.
 version_added: "0.3.0"
 options:
   stages:
@@ -50,11 +52,19 @@ unread:
   description: The stages after it, not read
   returned: success
   type: list
+unreadable:
+  description: The stage that could not be read, with the reason
+  returned: success
+  type: dict
 msg: {description: The reading in one line, returned: always, type: str}
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.stages.check import StageFailed, read_host  # noqa: E402
+from ansible.module_utils.cxfab.stages.check import (  # noqa: E402
+    StageFailed,
+    read_host,
+    summary,
+)
 
 
 def main() -> None:
@@ -66,12 +76,9 @@ def main() -> None:
         reading = read_host(module, module.params["stages"])
     except StageFailed as exc:
         module.fail_json(msg=exc.msg, **exc.fields)
-    if reading["differs"]:
-        runs = ", ".join([reading["differs"], *reading["unread"]])
-        msg = f"{reading['differs']} differs; runs: {runs}"
-    else:
-        msg = f"settled, nothing to run: {', '.join(reading['settled']) or 'no stage read'}"
-    module.exit_json(changed=False, msg=msg, **reading)
+    for name, reason in reading["unreadable"].items():
+        module.warn(f"{name}: not readable before the rollout ({reason}); it runs in full")
+    module.exit_json(changed=False, msg=summary(reading), **reading)
 
 
 if __name__ == "__main__":

@@ -90,20 +90,37 @@ def test_each_stage_runs_in_check_mode_with_its_defaults_filled(stages):
     ]
 
 
-def test_bad_stage_arguments_fail_naming_the_stage(stages):
-    with pytest.raises(check.StageFailed, match=r"stages\.irq: .*irqbalance.*one of"):
-        stages["irq"].ARGUMENT_SPEC = {"irqbalance": {"type": "str", "choices": ["ban"]}}
-        check.read_host(FakeModule(), {"irq": {"irqbalance": "sometimes"}})
+def test_bad_stage_arguments_make_the_stage_unreadable_never_settled(stages):
+    stages["irq"].ARGUMENT_SPEC = {"irqbalance": {"type": "str", "choices": ["ban"]}}
+    reading = check.read_host(FakeModule(), {"qos": {"structured": {}}, "irq": {"irqbalance": "x"}})
+    assert reading["settled"] == ["qos"] and reading["differs"] == "irq"
+    assert "irqbalance" in reading["unreadable"]["irq"] and stages["irq"].seen == []
     with pytest.raises(check.StageFailed, match="unknown stage"):
         check.read_host(FakeModule(), {"firewall": {}})
 
 
-def test_a_failed_read_fails_the_reading_with_the_stage_and_its_fields(stages):
+def test_a_failed_read_ends_the_reading_there_and_the_stage_runs_in_full(stages):
     stages["qos"].fail = "qos.ports: interface ens9 does not exist"
-    with pytest.raises(check.StageFailed) as caught:
-        check.read_host(FakeModule(), args(*check.STAGE_NAMES))
-    assert caught.value.msg == "qos: qos.ports: interface ens9 does not exist"
-    assert caught.value.fields == {"path": "cxfab_host.qos", "stage": "qos"}
+    reading = check.read_host(FakeModule(), args(*check.STAGE_NAMES))
+    assert reading["settled"] == ["nic", "network"]
+    assert reading["differs"] == "qos" and reading["unread"] == ["irq", "rdma"]
+    assert reading["unreadable"] == {"qos": "qos.ports: interface ens9 does not exist"}
+    assert "qos" not in reading["stages"] and stages["irq"].seen == []
+
+
+def test_the_summary_says_what_differs_and_why_or_what_is_settled(stages):
+    stages["nic"].run = lambda module: {"changes_needed": False, "msg": "every NIC runs it"}
+    stages["qos"].run = lambda module: {"changed": True, "actions": []}
+    reading = check.read_host(FakeModule(), args(*check.STAGE_NAMES))
+    assert check.summary(reading) == "qos differs; runs: qos, irq, rdma"
+    stages["qos"].fail = "mlnx_qos -i ens1f0 failed (rc=1)"
+    stages["qos"].run = Stage.run.__get__(stages["qos"])
+    reading = check.read_host(FakeModule(), args(*check.STAGE_NAMES))
+    assert check.summary(reading) == (
+        "qos unreadable (mlnx_qos -i ens1f0 failed (rc=1)); runs: qos, irq, rdma"
+    )
+    reading = check.read_host(FakeModule(), args("nic", "rdma"))
+    assert check.summary(reading) == "settled, nothing to run: nic (every NIC runs it), rdma"
 
 
 def test_the_tags_of_a_run_select_the_stages():

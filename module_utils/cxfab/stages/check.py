@@ -100,8 +100,11 @@ def read_host(module, stage_args: dict) -> dict:
     """Run the given stages in check mode, in site.yml's order, until one differs.
 
     Returns {"stages": {name: result}, "settled": [...], "differs": name or None,
-    "unread": [...]}. A stage whose arguments are invalid or whose read fails raises
-    StageFailed naming the stage: the host is not rolled out on a reading it lacks.
+    "unread": [...], "unreadable": {name: reason}}. A stage that cannot be read (its
+    arguments refused, its fail_json) is never settled: it ends the reading like a
+    stage that differs and runs in full in its turn, where it fails with its own
+    message if the cause is still there (a tool its role installs first may be
+    missing now).
     """
     unknown = sorted(set(stage_args) - set(STAGE_NAMES))
     if unknown:
@@ -109,21 +112,40 @@ def read_host(module, stage_args: dict) -> dict:
     order = [name for name in STAGE_NAMES if name in stage_args]
     results, settled = {}, []
     for position, name in enumerate(order):
+        reading = {"stages": results, "settled": settled, "differs": name}
+        reading.update(unread=order[position + 1 :], unreadable={})
         code = _stage_code(name)
         checked = ArgumentSpecValidator(code.ARGUMENT_SPEC).validate(stage_args[name] or {})
         if checked.error_messages:
-            raise StageFailed(f"stages.{name}: " + "; ".join(checked.error_messages), {})
+            reading["unreadable"][name] = "arguments: " + "; ".join(checked.error_messages)
+            return reading
         try:
-            result = code.run(CheckOnly(module, checked.validated_parameters))
+            results[name] = code.run(CheckOnly(module, checked.validated_parameters))
         except StageFailed as exc:
-            raise StageFailed(f"{name}: {exc.msg}", {**exc.fields, "stage": name}) from exc
-        results[name] = result
-        if differs(name, result):
-            return {
-                "stages": results,
-                "settled": settled,
-                "differs": name,
-                "unread": order[position + 1 :],
-            }
+            reading["unreadable"][name] = exc.msg
+            return reading
+        if differs(name, results[name]):
+            return reading
         settled.append(name)
-    return {"stages": results, "settled": settled, "differs": None, "unread": []}
+    return {"stages": results, "settled": settled, "differs": None, "unread": [], "unreadable": {}}
+
+
+def summary(reading: dict) -> str:
+    """The reading in one line: what differs and why, what runs; or what is settled."""
+
+    def detail(name):
+        if name in reading["unreadable"]:
+            return f"unreadable ({reading['unreadable'][name]})"
+        result = reading["stages"].get(name) or {}
+        said = result.get("msg") or "; ".join(result.get("actions") or [])
+        return f"differs ({said})" if said else "differs"
+
+    name = reading["differs"]
+    if name:
+        runs = ", ".join([name, *reading["unread"]])
+        return f"{name} {detail(name)}; runs: {runs}"
+    settled = [
+        f"{n} ({reading['stages'][n]['msg']})" if reading["stages"][n].get("msg") else n
+        for n in reading["settled"]
+    ]
+    return "settled, nothing to run: " + (", ".join(settled) or "no stage read")
