@@ -64,3 +64,27 @@ def test_second_site_run_changes_nothing(deployed):
     assert {*HOSTS, *SWITCHES} <= set(again.recap), again.tail()
     changed = again.changed_hosts()
     assert not changed, f"second site.yml run changed something: {changed}\n{again.tail(3000)}"
+    # One reading per host (playbooks/host_state.yml) found every stage settled, so the
+    # stages' own module calls were skipped on every host.
+    flowing = " ".join(again.output.split())  # the YAML callback folds long messages
+    assert flowing.count("), network, qos, irq, rdma'") == len(HOSTS), again.tail(3000)
+    for task in ("host_qos : Program traffic classes", "irq_affinity : Pin the NIC IRQs"):
+        section = flowing.split(f"TASK [{task}", 1)[1].split("TASK [", 1)[0]
+        assert all(f"skipping: [{host}]" in section for host in HOSTS), (task, section)
+
+
+def test_a_drifted_stage_is_read_and_repaired_on_that_host_only(deployed, host2):
+    """A settled reading is what the stage itself finds: a soft-RoCE device removed on one
+    host makes its RDMA stage differ, and only there does the stage run and repair it."""
+    device = host2.run(
+        "rdma -j link show | python3 -c 'import json,sys; "
+        'print(json.load(sys.stdin)[0]["ifname"])\''
+    ).strip()
+    host2.run(f"rdma link delete {device}")
+    run = deployed.healthy("site.yml", "--tags", "rdma")
+    flowing = " ".join(run.output.split())
+    assert f"ok: [{host2.name}] => msg: 'rdma differs (rdma link add {device}" in flowing, (
+        run.tail()
+    )
+    assert run.changed_hosts() == {host2.name: 1}, run.tail()
+    assert device in host2.run("rdma link show")
