@@ -7,8 +7,10 @@ drifted host unrepaired: each test below would let such a reading through if bro
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+import yaml
 from cxfab.stages import check
 from test_hostnet_irq import root  # noqa: F401  (the fake sysfs/procfs fixture)
 
@@ -146,3 +148,27 @@ def test_the_real_irq_stage_reads_a_drift_without_writing(root):  # noqa: F811
             handle.write(f"{cpu}\n")
     reading = check.read_host(FakeModule(), stage_args)
     assert reading["settled"] == ["irq"] and reading["differs"] is None
+
+
+STAGE_ROLES = {  # stage: (role, the task file(s) calling its module, the module)
+    "network": ("host_network", ("main.yml", "compare.yml"), "cxfab_host_network"),
+    "qos": ("host_qos", ("main.yml",), "cxfab_host_qos"),
+    "irq": ("irq_affinity", ("main.yml",), "cxfab_irq_affinity"),
+    "rdma": ("rdma_stack", ("main.yml",), "cxfab_rdma_stack"),
+}
+
+
+@pytest.mark.parametrize("stage", sorted(STAGE_ROLES))
+def test_a_stage_is_read_with_the_arguments_its_role_runs_it_with(stage):
+    """The reading and the run must judge the same thing: each role's state.yml names
+    exactly the arguments (and values) of its module task, or "settled" would mean a
+    different run than the one skipped."""
+    role, task_files, module = STAGE_ROLES[stage]
+    tasks = Path(__file__).resolve().parents[2] / "roles" / role / "tasks"
+    (reading_task,) = yaml.safe_load((tasks / "state.yml").read_text())
+    read_with = next(iter(reading_task["vars"].values()))
+    for task_file in task_files:
+        calls = [t[module] for t in yaml.safe_load((tasks / task_file).read_text()) if module in t]
+        assert calls, f"{role}/tasks/{task_file} does not call {module}"
+        for run_with in calls:
+            assert read_with == run_with, (role, task_file)

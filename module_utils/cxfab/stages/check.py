@@ -73,7 +73,11 @@ def selected(run_tags, skip_tags, wanted=None) -> list[str]:
 
 
 def _stage_code(name):
-    """The stage's module_utils, imported only when read (network brings pyroute2)."""
+    """The stage's module_utils, imported only when read (network brings pyroute2).
+
+    Spelled out, not importlib: AnsiballZ packs only the module_utils it finds in
+    import statements.
+    """
     if name == "nic":
         from . import nic_state as code
     elif name == "network":
@@ -112,22 +116,30 @@ def read_host(module, stage_args: dict) -> dict:
     order = [name for name in STAGE_NAMES if name in stage_args]
     results, settled = {}, []
     for position, name in enumerate(order):
-        reading = {"stages": results, "settled": settled, "differs": name}
-        reading.update(unread=order[position + 1 :], unreadable={})
-        code = _stage_code(name)
-        checked = ArgumentSpecValidator(code.ARGUMENT_SPEC).validate(stage_args[name] or {})
-        if checked.error_messages:
-            reading["unreadable"][name] = "arguments: " + "; ".join(checked.error_messages)
-            return reading
-        try:
-            results[name] = code.run(CheckOnly(module, checked.validated_parameters))
-        except StageFailed as exc:
-            reading["unreadable"][name] = exc.msg
-            return reading
-        if differs(name, results[name]):
-            return reading
+        unreadable = _read_stage(module, name, stage_args[name], results)
+        if unreadable is not None or differs(name, results[name]):
+            return {
+                "stages": results,
+                "settled": settled,
+                "differs": name,
+                "unread": order[position + 1 :],
+                "unreadable": {} if unreadable is None else {name: unreadable},
+            }
         settled.append(name)
     return {"stages": results, "settled": settled, "differs": None, "unread": [], "unreadable": {}}
+
+
+def _read_stage(module, name: str, arguments: dict | None, results: dict) -> str | None:
+    """Run one stage in check mode into results[name]; the reason when it cannot be read."""
+    code = _stage_code(name)
+    checked = ArgumentSpecValidator(code.ARGUMENT_SPEC).validate(arguments or {})
+    if checked.error_messages:
+        return "arguments: " + "; ".join(checked.error_messages)
+    try:
+        results[name] = code.run(CheckOnly(module, checked.validated_parameters))
+    except StageFailed as exc:
+        return exc.msg
+    return None
 
 
 def summary(reading: dict) -> str:
