@@ -88,3 +88,19 @@ def test_a_drifted_stage_is_read_and_repaired_on_that_host_only(deployed, host2)
     )
     assert run.changed_hosts() == {host2.name: 1}, run.tail()
     assert device in host2.run("rdma link show")
+
+
+def test_a_drifted_network_is_compared_once_and_repaired_on_that_host_only(deployed, host2):
+    """The reading before the rollout is host_network's comparison: a VLAN MTU changed on
+    one host is found there, host_network does not compare a second time, and only that
+    host changes."""
+    vlan = "bond0.30"
+    host2.run(f"ip link set {vlan} mtu 1500")
+    run = deployed.healthy("site.yml", "--tags", "host_network")
+    flowing = " ".join(run.output.split())
+    reading = flowing.split("TASK [Report what each host needs", 1)[1].split("TASK [", 1)[0]
+    assert f"ok: [{host2.name}] => msg: network differs" in reading.replace("'", ""), reading
+    compare = flowing.split("TASK [host_network : Compare the bond", 1)[1].split("TASK [", 1)[0]
+    assert all(f"skipping: [{host}]" in compare for host in HOSTS), compare
+    assert set(run.changed_hosts()) == {host2.name}, run.tail()
+    assert "mtu 9000" in host2.run(f"ip link show {vlan}")
