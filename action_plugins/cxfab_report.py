@@ -11,7 +11,7 @@ from ansible.plugins.action import ActionBase
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab.report import ReportError, build_report, write_report
+from cxfab.verify.report import ReportError, build_report, write_report
 
 
 class ActionModule(ActionBase):

@@ -4,7 +4,7 @@ Runs once on the controller right after validation (playbooks/validate.yml):
 derives each switch's and each host's structured config from the validated
 fabric (fact `cxfab_fabric`) and publishes them as the fact `cxfab_structured`
 (device name -> the JSON text of its structured config: one node per device for
-Ansible to carry, see cxfab/packed.py), which every role and verify's
+Ansible to carry, see cxfab/structured/packed.py), which every role and verify's
 checks read through the `cxfab_device` filter.
 Nothing is contacted; the files are build outputs, written in check mode too.
 """
@@ -22,11 +22,11 @@ _MODULE_UTILS = str(Path(__file__).resolve().parent.parent / "module_utils")
 if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
-from cxfab.fabric import plain  # noqa: E402
-from cxfab.onyx.structured import StructuredConfigError  # noqa: E402
-from cxfab.packed import pack  # noqa: E402
+from cxfab.intent.fabric import plain  # noqa: E402
 from cxfab.structured import build_all  # noqa: E402
 from cxfab.structured.files import write_structured  # noqa: E402
+from cxfab.structured.packed import pack  # noqa: E402
+from cxfab.structured.switch import StructuredConfigError  # noqa: E402
 
 DOCUMENTATION = r"""
 action: cxfab_structured

@@ -26,16 +26,16 @@ _MODULE_UTILS = str(Path(__file__).resolve().parent.parent / "module_utils")
 if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
-from cxfab import fabric as cxfab_fabric  # noqa: E402
+from cxfab.intent import fabric as cxfab_fabric  # noqa: E402
+from cxfab.intent.validate import paused_gc, validate_inventory  # noqa: E402
 from cxfab.structured import public_fabric  # noqa: E402
-from cxfab.validate import paused_gc, validate_inventory  # noqa: E402
 
 DOCUMENTATION = r"""
 action: cxfab_validate
 short_description: Validate the cxfab fabric intent and publish the normalised fabric
 description:
   - Assembles the fabric document from the inventory variables of the whole
-    inventory, checks it against the schema in C(module_utils/cxfab/schema/) and the
+    inventory, checks it against the schema in C(module_utils/cxfab/intent/schema/) and the
     semantic cross-device rules, and returns it normalised as fact C(cxfab_fabric).
   - Runs on the controller only; no device is contacted.
 options:

@@ -1,11 +1,11 @@
-"""Filters of drill.yml (logic lives in module_utils/cxfab/drill.py and is unit tested there)."""
+"""Filters of drill.yml (the logic, unit tested, is module_utils/cxfab/verify/drill.py)."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab import drill
+from cxfab.verify import drill
 
 
 def drill_report(results, switch, down_at, up_at, interval, fault="MPOs shut"):

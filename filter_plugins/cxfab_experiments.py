@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab.experiments import batches, plan, report
+from cxfab.workloads.experiments import batches, plan, report
 
 
 def experiment_report(records, meta, fmt):

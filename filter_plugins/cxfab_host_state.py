@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab.stages import check
+from cxfab.host.stages import check
 
 
 def cxfab_host_stages(run_tags, skip_tags=(), wanted=None):

@@ -1,5 +1,5 @@
 """One device's structured config from validate.yml's published fact (see
-module_utils/cxfab/packed.py: each device is published as a JSON text)."""
+module_utils/cxfab/structured/packed.py: each device is published as a JSON text)."""
 
 import sys
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
 from ansible.errors import AnsibleFilterError
-from cxfab import packed
+from cxfab.structured import packed
 
 
 def cxfab_device(published, name):

@@ -1,4 +1,4 @@
-"""Filters of the switch play (their logic lives in module_utils/cxfab/onyx/turns.py)."""
+"""Filters of the switch play (their logic lives in module_utils/cxfab/switch/turns.py)."""
 
 import sys
 from pathlib import Path
@@ -7,7 +7,7 @@ from ansible.errors import AnsibleFilterError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab.onyx import turns
+from cxfab.switch import turns
 
 
 def switch_credentials(switch_pairs, switch):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab import dataplane, report
+from cxfab.verify import dataplane, report
 
 
 class FilterModule:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab import workload_marking, workloads
+from cxfab.workloads import marking as workload_marking
+from cxfab.workloads import pair_runs as workloads
 
 
 class FilterModule:

@@ -11,7 +11,7 @@ description:
     virtual IP and every peer host from the VLAN interface, pings each peer with DF set
     at the VLAN MTU (C(ping -M do -s <mtu-28>)), then reads C(ip -j neigh show
     <gateway> dev <interface>); reads C(/proc/net/bonding/<bond>).
-  - Returns the raw outputs; verify's checks (module_utils/cxfab/dataplane.py) judge
+  - Returns the raw outputs; verify's checks (module_utils/cxfab/verify/dataplane.py) judge
     them on the controller, so an unreadable output becomes a failed check naming it.
 version_added: "0.2.0"
 options:
@@ -59,7 +59,7 @@ import os  # noqa: E402
 import re  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.dataplane import ping_id  # noqa: E402
+from ansible.module_utils.cxfab.verify.dataplane import ping_id  # noqa: E402
 
 IFNAME = re.compile(r"^[A-Za-z0-9_.:-]{1,15}$")
 IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")

@@ -61,12 +61,12 @@ finished: {description: Epoch seconds after the last line., type: float, returne
 import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.drill import mpo_lines  # noqa: E402
-from ansible.module_utils.cxfab.onyx.session import (  # noqa: E402
+from ansible.module_utils.cxfab.switch.onyx.session import (  # noqa: E402
     DEFAULT_KNOWN_HOSTS,
     OnyxSession,
     SessionError,
 )
+from ansible.module_utils.cxfab.verify.drill import mpo_lines  # noqa: E402
 
 
 def main():

@@ -16,7 +16,7 @@ description:
   - C(state=collected) - waits (at most C(duration) + 30 s) until each ping has ended and
     returns its output; with C(stop=true) it first ends them (SIGINT: ping prints its
     summary) and waits at most 30 s. The drill's figures are computed on the controller
-    (module_utils/cxfab/drill.py).
+    (module_utils/cxfab/verify/drill.py).
 version_added: "0.2.0"
 options:
   targets:
@@ -67,7 +67,7 @@ import subprocess  # noqa: E402
 import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.dataplane import ping_id  # noqa: E402
+from ansible.module_utils.cxfab.verify.dataplane import ping_id  # noqa: E402
 
 IFNAME = re.compile(r"^[A-Za-z0-9_.:-]{1,15}$")
 IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")

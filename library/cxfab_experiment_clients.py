@@ -43,7 +43,7 @@ runs:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.experiments.runner import (  # noqa: E402
+from ansible.module_utils.cxfab.workloads.experiments.runner import (  # noqa: E402
     check_client_runs,
     run_groups,
 )

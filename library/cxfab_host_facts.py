@@ -83,13 +83,13 @@ import struct  # noqa: E402
 import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.checks import pcie_gbps  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import irq as sysirq  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.bondstate import parse_bonding_proc  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.cpulist import format_cpulist, parse_cpulist  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.roce import gids_on, read_memlock  # noqa: E402
-from ansible.module_utils.cxfab.mlnx import ibport  # noqa: E402
+from ansible.module_utils.cxfab.host.mlnx import ibport  # noqa: E402
+from ansible.module_utils.cxfab.host.net import IntentError  # noqa: E402
+from ansible.module_utils.cxfab.host.net import irq as sysirq  # noqa: E402
+from ansible.module_utils.cxfab.host.net.bondstate import parse_bonding_proc  # noqa: E402
+from ansible.module_utils.cxfab.host.net.cpulist import format_cpulist, parse_cpulist  # noqa: E402
+from ansible.module_utils.cxfab.host.net.roce import gids_on, read_memlock  # noqa: E402
+from ansible.module_utils.cxfab.verify.checks import pcie_gbps  # noqa: E402
 
 IP_MTU_DISCOVER, IP_PMTUDISC_DO = 10, 2  # <linux/in.h>: never fragment, fail on EMSGSIZE
 SMALL_PROBE = 56  # ping's default payload: tells "no path at all" from "path MTU too small"

@@ -123,7 +123,7 @@ rollback:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.stages.network import ARGUMENT_SPEC, run  # noqa: E402
+from ansible.module_utils.cxfab.host.stages.network import ARGUMENT_SPEC, run  # noqa: E402
 
 
 def main():

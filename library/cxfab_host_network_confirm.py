@@ -44,7 +44,7 @@ import json  # noqa: E402
 import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import rollback  # noqa: E402
+from ansible.module_utils.cxfab.host.net import rollback  # noqa: E402
 
 
 def main():

@@ -85,7 +85,7 @@ reapply_commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.stages.qos import ARGUMENT_SPEC, run  # noqa: E402
+from ansible.module_utils.cxfab.host.stages.qos import ARGUMENT_SPEC, run  # noqa: E402
 
 
 def main():

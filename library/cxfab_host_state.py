@@ -60,7 +60,7 @@ msg: {description: The reading in one line, returned: always, type: str}
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.stages.check import (  # noqa: E402
+from ansible.module_utils.cxfab.host.stages.check import (  # noqa: E402
     StageFailed,
     read_host,
     summary,

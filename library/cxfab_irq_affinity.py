@@ -69,7 +69,7 @@ persisted:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.stages.irq import ARGUMENT_SPEC, run  # noqa: E402
+from ansible.module_utils.cxfab.host.stages.irq import ARGUMENT_SPEC, run  # noqa: E402
 
 
 def main():

@@ -53,7 +53,7 @@ waited_s:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab import listening  # noqa: E402
+from ansible.module_utils.cxfab.workloads import listening  # noqa: E402
 
 
 def main():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.mlnx import tools
-from ansible.module_utils.cxfab.mlnx.activation import ActivationError, Options, activate
-from ansible.module_utils.cxfab.mlnx.firmware import toolset_from_params
+from ansible.module_utils.cxfab.host.mlnx import tools
+from ansible.module_utils.cxfab.host.mlnx.activation import ActivationError, Options, activate
+from ansible.module_utils.cxfab.host.mlnx.firmware import toolset_from_params
 
 DOCUMENTATION = r"""
 module: cxfab_nic_activate

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.mlnx import tools
-from ansible.module_utils.cxfab.mlnx.firmware import (
+from ansible.module_utils.cxfab.host.mlnx import tools
+from ansible.module_utils.cxfab.host.mlnx.firmware import (
     FirmwareError,
     FirmwareRequest,
     roll_out,

@@ -69,7 +69,7 @@ health:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.mlnx.health import (  # noqa: E402
+from ansible.module_utils.cxfab.host.mlnx.health import (  # noqa: E402
     HealthInputError,
     HealthReader,
     find_tools,

@@ -5,8 +5,8 @@ parameters."""
 from __future__ import annotations
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.mlnx import tools
-from ansible.module_utils.cxfab.mlnx.port_config import (
+from ansible.module_utils.cxfab.host.mlnx import tools
+from ansible.module_utils.cxfab.host.mlnx.port_config import (
     PortConfigError,
     configure_ports,
     requests_from_inventory,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.stages.nic_state import ARGUMENT_SPEC, run
+from ansible.module_utils.cxfab.host.stages.nic_state import ARGUMENT_SPEC, run
 
 DOCUMENTATION = r"""
 module: cxfab_nic_state

@@ -7,9 +7,9 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.onyx import deploy
-from ansible.module_utils.cxfab.onyx.plan import SECTIONS
-from ansible.module_utils.cxfab.onyx.session import DEFAULT_KNOWN_HOSTS
+from ansible.module_utils.cxfab.switch.onyx import deploy
+from ansible.module_utils.cxfab.switch.onyx.plan import SECTIONS
+from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_deploy

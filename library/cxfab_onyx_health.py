@@ -7,8 +7,8 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.onyx import deploy, health
-from ansible.module_utils.cxfab.onyx.session import DEFAULT_KNOWN_HOSTS
+from ansible.module_utils.cxfab.switch.onyx import deploy, health
+from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_health

@@ -17,7 +17,7 @@ description:
     had room) or when there is no unlimited VLAN to compare with; otherwise the machine
     was starved, the round is measured again, and after O(retries) the VLAN is
     reported C(inconclusive), never passed.
-  - See module_utils/cxfab/hostnet/measure.py for the rules.
+  - See module_utils/cxfab/host/net/measure.py for the rules.
 version_added: "0.1.0"
 options:
   targets:
@@ -80,12 +80,12 @@ passed:
 import subprocess  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.hostnet.measure import (  # noqa: E402
+from ansible.module_utils.cxfab.host.net.measure import (  # noqa: E402
     reference_offer_mbps,
     settled,
     verdicts,
 )
-from ansible.module_utils.cxfab.workloads import iperf3_bps  # noqa: E402
+from ansible.module_utils.cxfab.workloads.pair_runs import iperf3_bps  # noqa: E402
 
 
 def client_argv(iperf3, target, params, offer_mbps):

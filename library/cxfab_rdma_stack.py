@@ -41,7 +41,7 @@ links:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.stages.rdma import ARGUMENT_SPEC, run  # noqa: E402
+from ansible.module_utils.cxfab.host.stages.rdma import ARGUMENT_SPEC, run  # noqa: E402
 
 
 def main():

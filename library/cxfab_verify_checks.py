@@ -81,8 +81,8 @@ qos: {description: Per-VLAN throughput series., type: list, returned: always}
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.checks import all_checks  # noqa: E402
-from ansible.module_utils.cxfab.hostnet import IntentError  # noqa: E402
+from ansible.module_utils.cxfab.host.net import IntentError  # noqa: E402
+from ansible.module_utils.cxfab.verify.checks import all_checks  # noqa: E402
 
 
 def main():

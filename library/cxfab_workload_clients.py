@@ -53,8 +53,8 @@ clients:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.workload_clients import run_clients  # noqa: E402
-from ansible.module_utils.cxfab.workloads import check_runs, client_error  # noqa: E402
+from ansible.module_utils.cxfab.workloads.clients import run_clients  # noqa: E402
+from ansible.module_utils.cxfab.workloads.pair_runs import check_runs, client_error  # noqa: E402
 
 
 def main():

@@ -79,8 +79,8 @@ servers:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab import workload_servers  # noqa: E402
-from ansible.module_utils.cxfab.workloads import check_runs  # noqa: E402
+from ansible.module_utils.cxfab.workloads import servers as workload_servers  # noqa: E402
+from ansible.module_utils.cxfab.workloads.pair_runs import check_runs  # noqa: E402
 
 
 def main():

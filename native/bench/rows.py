@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "module_utils"))
 
-from cxfab.experiments import seeds
+from cxfab.workloads.experiments import seeds
 
 LATENCY_BYTES = 4096  # pingpong's smallest message
 LATENCY_ITERATIONS = 2000

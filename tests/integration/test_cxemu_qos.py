@@ -191,7 +191,7 @@ def test_ratelimit_programs_kernel_shaper(qos_state, netns):
 
 def test_trust_and_pfc_are_kept_and_printed_like_the_real_tool(qos_state):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "module_utils"))
-    from cxfab.hostnet import lossless
+    from cxfab.host.net import lossless
 
     before = lossless.mlnx_qos_state(_run(qos_state, "-i", "cxq0").stdout)
     assert before == {"trust": "pcp", "pfc": [0] * 8}

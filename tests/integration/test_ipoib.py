@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cxfab.checks_ib import ib_checks
 from cxfab.structured.hosts import sections
+from cxfab.verify.ib import ib_checks
 
 REPO = Path(__file__).resolve().parents[2]
 EMU_BIN = REPO / "tests" / "lab" / "cxemu" / "bin"

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 
 import pytest
-from cxfab.onyx import health, health_json
-from cxfab.onyx.version import release_from_show_version
+from cxfab.switch.onyx import health, health_json
+from cxfab.switch.onyx.version import release_from_show_version
 from netmiko import ConnectHandler
 
 from tests.lab.onyx import shows

@@ -7,9 +7,9 @@ Drives the emulator's config model, running-config writer and show commands dire
 from __future__ import annotations
 
 import pytest
-from cxfab.onyx import health
-from cxfab.onyx.parser import parse_running_config
-from cxfab.onyx.plan import Scope, make_plan
+from cxfab.switch.onyx import health
+from cxfab.switch.onyx.parser import parse_running_config
+from cxfab.switch.onyx.plan import Scope, make_plan
 
 from tests.lab.onyx import shows
 from tests.lab.onyx.model import CliError

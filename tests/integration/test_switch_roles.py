@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
 netmiko = pytest.importorskip("netmiko")
 
-from cxfab.onyx.session import OnyxSession  # noqa: E402
+from cxfab.switch.onyx.session import OnyxSession  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
 pytest.importorskip("netmiko")
 
-from cxfab.onyx.parser import parse_running_config  # noqa: E402
+from cxfab.switch.onyx.parser import parse_running_config  # noqa: E402
 
 A, B = "lab-sw-a", "lab-sw-b"
 # The lines sw-a gets for VLAN 30 (rendered order: VLANs, then SVIs).

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 import yaml
-from cxfab import dataplane
-from cxfab.onyx import health
+from cxfab.switch.onyx import health
+from cxfab.verify import dataplane
 from netmiko import ConnectHandler
 
 from tests.lab.vm import lab as labctl

@@ -30,7 +30,7 @@ SETTINGS = {
     "latency_iterations": 20,
 }
 SMC_MODES = {"SMC-R", "SMC-D", "TCP (fallback)"}
-WORK_DIR = "/opt/cxfab/experiments"  # the role's default rdma_experiments_work_dir
+WORK_DIR = "/opt/cxfab/workloads/experiments"  # the role's default rdma_experiments_work_dir
 TOOLS = "pingpong|rcat|ib_write_bw|ib_read_bw|ib_write_lat|ib_read_lat|qperf|iperf3"
 
 

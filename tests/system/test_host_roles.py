@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cxfab import checks
-from cxfab.hostnet import lossless
-from cxfab.hostnet.cpulist import parse_cpulist
-from cxfab.hostnet.qos import tc_classes
+from cxfab.host.net import lossless
+from cxfab.host.net.cpulist import parse_cpulist
+from cxfab.host.net.qos import tc_classes
+from cxfab.verify import checks
 
 from tests.lab.vm.topology import GUESTS, REPO_ROOT
 from tests.system.deployment import Deployment

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from cxfab.experiments import parsers
+from cxfab.workloads.experiments import parsers
 
 from tests.lab.vm.topology import DATA_NETDEVS
 

@@ -17,8 +17,8 @@ import sys
 import time
 
 import pytest
-from cxfab.onyx.parser import parse_running_config
-from cxfab.onyx.session import OnyxSession
+from cxfab.switch.onyx.parser import parse_running_config
+from cxfab.switch.onyx.session import OnyxSession
 
 from tests.lab.vm.topology import (
     INVENTORY_DIR,

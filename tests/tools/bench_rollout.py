@@ -6,7 +6,7 @@
 For each size it generates a valid fabric (tests/tools/gen_fabric.py: N MLAG
 pairs, H hosts per pair) and times, best of `repeat` runs:
 
-- `validate`: schema + rules + inventory checks in Python (cxfab.validate);
+- `validate`: schema + rules + inventory checks in Python (cxfab.intent.validate);
 - `structured` and `render`: per-device stages, when their code exists (see STAGES);
 - `validate.yml`: ansible-playbook on the generated inventory written to disk.
   Every address Ansible could reach is a TEST-NET one and the play runs on
@@ -35,7 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT / "module_utils") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "module_utils"))
 
-from cxfab.validate import validate_inventory  # noqa: E402
+from cxfab.intent.validate import validate_inventory  # noqa: E402
 
 from tests.tools import gen_fabric  # noqa: E402
 
@@ -74,7 +74,7 @@ def _stage_structured(fabric: dict) -> object:
 
 def _stage_render(structured: dict) -> object:
     """Rendered device config from the structured config (switch CLI)."""
-    render_config = _optional("cxfab.onyx.render", "render_config")
+    render_config = _optional("cxfab.switch.onyx.render", "render_config")
     if render_config is None or not structured or not structured["switches"]:
         return None
     roles = REPO_ROOT / "roles"

@@ -15,14 +15,14 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT / "module_utils") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "module_utils"))
 
-from cxfab import fabric, schema  # noqa: E402
-from cxfab.rules import RULES  # noqa: E402
-from cxfab.schema import free_text  # noqa: E402
+from cxfab.intent import fabric, schema  # noqa: E402
+from cxfab.intent.rules import RULES  # noqa: E402
+from cxfab.intent.schema import free_text  # noqa: E402
 
 HEADER = """\
 # Fabric data model
 
-<!-- Generated from module_utils/cxfab/schema/ by
+<!-- Generated from module_utils/cxfab/intent/schema/ by
      `python -m tests.tools.gen_data_model_doc` (make docs). Do not edit. -->
 
 The fabric intent lives in inventory variables. `playbooks/validate.yml`

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from cxfab import fabric as cxfab_fabric
-from cxfab.onyx import render, structured
+from cxfab.intent import fabric as cxfab_fabric
+from cxfab.structured import switch as structured
+from cxfab.switch.onyx import render
 
 REPO = Path(__file__).resolve().parents[2]
 ROLES = REPO / "roles"

@@ -1,12 +1,12 @@
-"""Verification checks (module_utils/cxfab/checks.py): pass and fail per check, with values."""
+"""Verification checks (module_utils/cxfab/verify/checks.py): pass and fail, with values."""
 
 from __future__ import annotations
 
 import copy
 
 import pytest
-from cxfab import checks
 from cxfab.structured import hosts as host_structured
+from cxfab.verify import checks
 
 FIRMWARE = {"version": "12.28.1002", "psid": "LNV2190110032", "image": "fw.bin", "sha256": "0" * 64}
 

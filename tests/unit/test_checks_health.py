@@ -1,7 +1,7 @@
 """checks_health: two cxfab_nic_health snapshots -> checks; nothing unread passes."""
 
 import pytest
-from cxfab.checks_health import health_checks, host_health_checks, link_gbps
+from cxfab.verify.nic_health import health_checks, host_health_checks, link_gbps
 
 NICS = [
     {
@@ -304,7 +304,7 @@ def test_pfc_counters_missing_skip_and_unreadable_fail():
 
 
 def test_roce_load_names_the_hosts_of_a_pair_that_measured_on_a_roce_vlan():
-    from cxfab.checks_pfc import roce_load
+    from cxfab.verify.pfc import roce_load
 
     lossless = {"roce": {"vlans": [20]}}
     structured = {"h1": {"lossless": lossless}, "h2": {"lossless": lossless}}

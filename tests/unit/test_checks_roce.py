@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cxfab.checks_roce import roce_checks
+from cxfab.verify.roce import roce_checks
 
 SC = {
     "network": {

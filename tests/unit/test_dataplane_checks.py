@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cxfab import dataplane
-from cxfab.checks import all_checks
-from cxfab.dataplane import DataplaneReadError, parse_lacp_partners, parse_neigh, parse_ping
+from cxfab.verify import dataplane
+from cxfab.verify.checks import all_checks
+from cxfab.verify.dataplane import DataplaneReadError, parse_lacp_partners, parse_neigh, parse_ping
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests" / "unit" / "outputs" / "dataplane"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cxfab import drill
+from cxfab.verify import drill
 
 OUT = Path(__file__).resolve().parents[1] / "unit" / "outputs" / "dataplane"
 TEXT = (OUT / "ping_drill.txt").read_text()

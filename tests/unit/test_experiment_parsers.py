@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cxfab import workloads
-from cxfab.experiments import parsers
+from cxfab.workloads import pair_runs as workloads
+from cxfab.workloads.experiments import parsers
 
 OUTPUTS = Path(__file__).parent / "outputs"
 

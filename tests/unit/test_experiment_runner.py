@@ -4,7 +4,7 @@ import sys
 import time
 
 import pytest
-from cxfab.experiments.runner import check_client_runs, run_groups
+from cxfab.workloads.experiments.runner import check_client_runs, run_groups
 
 PRINT_TIME = (
     "import time, sys; time.sleep(0.6); print(time.monotonic()); sys.exit(int(sys.argv[1]))"

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cxfab.experiments import plan, report, results, seeds, tables, tables_more
+from cxfab.workloads.experiments import plan, report, results, seeds, tables, tables_more
 
 OUTPUTS = Path(__file__).parent / "outputs"
 FABRIC = {"hosts": {"h2": {"bond": {"address": "12.0.0.2/24"}}}}

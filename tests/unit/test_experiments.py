@@ -1,7 +1,7 @@
 """The experiments' settings, --tags, plan (what runs, pinned where, listening how) and batches."""
 
 import pytest
-from cxfab.experiments import batches, plan
+from cxfab.workloads.experiments import batches, plan
 
 FABRIC = {
     "hosts": {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cxfab.stages import check
+from cxfab.host.stages import check
 from test_hostnet_irq import root  # noqa: F401  (the fake sysfs/procfs fixture)
 
 

@@ -4,9 +4,9 @@ import json
 import os
 import sys
 
-import cxfab.hostnet as hostnet
+import cxfab.host.net as hostnet
 import pytest
-from cxfab.hostnet import agent, cpulist, irq
+from cxfab.host.net import agent, cpulist, irq
 
 
 def sources():
@@ -17,7 +17,7 @@ def test_package_sources_are_the_modules_own_code():
     files = sources()
     assert list(files) == list(agent.PACKAGE_FILES)
     with open(irq.__file__, encoding="utf-8") as handle:
-        assert files["cxfab/hostnet/irq.py"] == handle.read()
+        assert files["cxfab/host/net/irq.py"] == handle.read()
 
 
 def test_install_writes_once_keeps_other_sections_and_is_idempotent(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cxfab.hostnet.bondstate import (
+from cxfab.host.net.bondstate import (
     member_states,
     parse_bonding_proc,
     wait_for_members,

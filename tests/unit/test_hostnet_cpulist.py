@@ -1,8 +1,8 @@
 """CPU list parsing/formatting and spreading IRQs over CPUs."""
 
 import pytest
-from cxfab.hostnet import IntentError
-from cxfab.hostnet.cpulist import format_cpulist, parse_cpulist, spread
+from cxfab.host.net import IntentError
+from cxfab.host.net.cpulist import format_cpulist, parse_cpulist, spread
 
 
 @pytest.mark.parametrize(

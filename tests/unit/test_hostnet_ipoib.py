@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from cxfab.hostnet import IntentError, ipoib
+from cxfab.host.net import IntentError, ipoib
 
 
 def _link(path: Path, target: Path) -> None:
@@ -148,7 +148,7 @@ def test_a_refused_connected_mode_says_why(tmp_path, monkeypatch):
 
 
 def test_ipoib_addresses_and_up_state_are_planned_with_the_other_links():
-    from cxfab.hostnet import linkplan
+    from cxfab.host.net import linkplan
 
     wanted = {**intent(), "addresses": ["12.0.100.25/24"], "path": "cxfab_host.nics[1]"}
     network = {"bond": None, "members": [], "vlans": [], "ipoib": [wanted]}

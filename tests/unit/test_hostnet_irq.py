@@ -3,7 +3,7 @@
 import os
 
 import pytest
-from cxfab.hostnet.irq import (
+from cxfab.host.net.irq import (
     IrqError,
     device_irqs,
     node_cpus,
@@ -91,7 +91,7 @@ def test_affinity_write_and_read_back(root):
 
 
 def test_pin_spreads_over_node_cpus_writes_and_reads_back(root):
-    from cxfab.hostnet.irq import pin
+    from cxfab.host.net.irq import pin
 
     result = pin(root, ["ens1"], "numa-local")
     assert result["cpus"] == "2-3" and result["changed"]
@@ -103,7 +103,7 @@ def test_pin_spreads_over_node_cpus_writes_and_reads_back(root):
 
 
 def test_pin_dry_run_writes_nothing_and_cpulist_outside_online_is_refused(root):
-    from cxfab.hostnet.irq import pin
+    from cxfab.host.net.irq import pin
 
     assert pin(root, ["ens1"], "cpulist", "1", apply=False)["diff"]["after"][40] == "1"
     assert read_affinity(root, 40)["requested"] == [0, 1, 2, 3]

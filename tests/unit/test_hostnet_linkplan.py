@@ -1,8 +1,8 @@
 """Planning link changes from live state, and refusing the connection's interfaces."""
 
 import pytest
-from cxfab.hostnet import IntentError
-from cxfab.hostnet.linkplan import check_protected, plan, protected_interfaces, simulate
+from cxfab.host.net import IntentError
+from cxfab.host.net.linkplan import check_protected, plan, protected_interfaces, simulate
 from cxfab.structured.hosts import network_section
 
 HOST = {

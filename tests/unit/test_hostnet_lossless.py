@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cxfab.hostnet import agent, lossless
-from cxfab.hostnet.qos import mlnx_qos_state as qos_state
+from cxfab.host.net import agent, lossless
+from cxfab.host.net.qos import mlnx_qos_state as qos_state
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mlnx"
 PLAN = {

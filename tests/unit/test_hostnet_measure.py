@@ -1,16 +1,16 @@
 """QoS measurement verdicts: every VLAN at the same moment, the unlimited VLAN as the
 reference that tells a wrong limit from a starved machine.
 
-(The iperf3 figures come from cxfab.workloads.iperf3_bps: tests/unit/test_workloads.py.)
+(The iperf3 figures come from cxfab.workloads.pair_runs.iperf3_bps: tests/unit/test_workloads.py.)
 """
 
-from cxfab import checks
-from cxfab.hostnet.measure import (
+from cxfab.host.net.measure import (
     classify_round,
     reference_offer_mbps,
     settled,
     verdicts,
 )
+from cxfab.verify import checks
 
 # The lab's intent at 1/200: 5 and 25 Mb/s, VLAN 30 unlimited.
 LAB = [

@@ -2,7 +2,7 @@
 
 import json
 
-from cxfab.hostnet.qos import (
+from cxfab.host.net.qos import (
     dcb_args,
     dcb_needs_legacy_units,
     dcb_state,

@@ -3,8 +3,8 @@
 import copy
 
 import pytest
-from cxfab.hostnet.linkplan import plan, simulate
-from cxfab.hostnet.restore import (
+from cxfab.host.net.linkplan import plan, simulate
+from cxfab.host.net.restore import (
     differences,
     restore_intent,
     restore_plan,

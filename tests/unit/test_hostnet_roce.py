@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cxfab.hostnet import roce
+from cxfab.host.net import roce
 
 # A soft-RoCE port on bond0 with VLAN 20 above it, as rxe fills its table (kernel
 # Documentation/ABI/stable/sysfs-class-infiniband, gid_attrs): each address of each

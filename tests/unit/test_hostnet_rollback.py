@@ -9,9 +9,9 @@ import sys
 import time
 from types import SimpleNamespace
 
-import cxfab.hostnet as hostnet
+import cxfab.host.net as hostnet
 import pytest
-from cxfab.hostnet import agent, bonding, ipoib, linkplan, netlink, restore, rollback
+from cxfab.host.net import agent, bonding, ipoib, linkplan, netlink, restore, rollback
 
 PREFIX = "60-cxfab-"
 
@@ -93,8 +93,8 @@ def test_arm_with_systemd_starts_a_transient_timer_and_disarm_stops_it(tmp_path,
                         str(record_dir), "--token", armed["token"], "fire"]  # fmt: skip
     assert stat.S_IMODE(os.stat(record_dir).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(record_dir / rollback.ARMED).st_mode) == 0o600
-    assert (record_dir / "lib/cxfab/hostnet/restore.py").read_text() == sources()[
-        "cxfab/hostnet/restore.py"
+    assert (record_dir / "lib/cxfab/host/net/restore.py").read_text() == sources()[
+        "cxfab/host/net/restore.py"
     ]
     result = rollback.disarm(str(record_dir), armed["token"], runner=runner)
     assert result["state"] == "confirmed"
@@ -215,13 +215,13 @@ def test_installed_copy_imports_everything_the_restore_needs(tmp_path):
     rollback.install(str(tmp_path), sources())
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
-        "import cxfab.hostnet.netlink, cxfab.hostnet.restore, cxfab.hostnet.ipoib; "
-        "import cxfab.hostnet.rollback as r; "
+        "import cxfab.host.net.netlink, cxfab.host.net.restore, cxfab.host.net.ipoib; "
+        "import cxfab.host.net.rollback as r; "
         "print(r.__file__)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "lib")],
                          capture_output=True, text=True, check=True, cwd="/")  # fmt: skip
-    assert out.stdout.strip() == str(tmp_path / "lib/cxfab/hostnet/rollback.py")
+    assert out.stdout.strip() == str(tmp_path / "lib/cxfab/host/net/rollback.py")
 
 
 def test_module_restoring_after_a_failed_change_also_stops_the_timer(tmp_path, networkd):

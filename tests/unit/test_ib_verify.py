@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cxfab.checks import host_checks
-from cxfab.checks_ib import ib_checks
-from cxfab.mlnx import ibport
-from cxfab.mlnx.ibstat import IbstatParseError, parse_ibstat, port_of
+from cxfab.host.mlnx import ibport
+from cxfab.host.mlnx.ibstat import IbstatParseError, parse_ibstat, port_of
+from cxfab.verify.checks import host_checks
+from cxfab.verify.ib import ib_checks
 from test_hostnet_ipoib import add_function
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mlnx"

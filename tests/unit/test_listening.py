@@ -5,7 +5,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cxfab import listening
+from cxfab.workloads import listening
 
 OUTPUTS = Path(__file__).parent / "outputs"
 

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pytest
-from cxfab.mlnx.activation import ActivationError, Options, activate
-from cxfab.mlnx.firmware import Toolset
+from cxfab.host.mlnx.activation import ActivationError, Options, activate
+from cxfab.host.mlnx.firmware import Toolset
 
 CX4 = "0000:65:00.0"
 CX3 = "0000:17:00.0"

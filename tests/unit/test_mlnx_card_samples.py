@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cxfab.checks_health import temperature_check
-from cxfab.hostnet import lossless
-from cxfab.mlnx.health import HealthReader
-from cxfab.mlnx.pcie import read_link
+from cxfab.host.mlnx.health import HealthReader
+from cxfab.host.mlnx.pcie import read_link
+from cxfab.host.net import lossless
+from cxfab.verify.nic_health import temperature_check
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mlnx"
 PCI = "0000:17:00.0"

@@ -3,9 +3,9 @@
 import hashlib
 
 import pytest
-from cxfab.mlnx.firmware import FirmwareError, FirmwareRequest, Toolset, roll_out
-from cxfab.mlnx.tools import flint_burn
-from cxfab.mlnx.versions import compare_versions
+from cxfab.host.mlnx.firmware import FirmwareError, FirmwareRequest, Toolset, roll_out
+from cxfab.host.mlnx.tools import flint_burn
+from cxfab.host.mlnx.versions import compare_versions
 
 DEVICE = "0000:65:00.0"
 CARD_PSID = "LNV2190110032"

@@ -8,15 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
-from cxfab.mlnx.mlxcables import MlxcablesParseError, parse_mlxcables
-from cxfab.mlnx.mlxlink import MODULE_OPCODES, MlxlinkParseError, parse_ber, parse_mlxlink
-from cxfab.mlnx.nicstats import (
+from cxfab.host.mlnx.mlxcables import MlxcablesParseError, parse_mlxcables
+from cxfab.host.mlnx.mlxlink import MODULE_OPCODES, MlxlinkParseError, parse_ber, parse_mlxlink
+from cxfab.host.mlnx.nicstats import (
     EthtoolParseError,
     health_counters,
     kind,
     parse_ethtool_stats,
 )
-from cxfab.mlnx.pcie import PcieReadError, parse_link, parse_speed, read_link
+from cxfab.host.mlnx.pcie import PcieReadError, parse_link, parse_speed, read_link
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mlnx"
 

@@ -1,7 +1,7 @@
 """LINK_TYPE decision rule and its application with a recorded-output runner."""
 
 import pytest
-from cxfab.mlnx.link_type import (
+from cxfab.host.mlnx.link_type import (
     ACTION_ACTIVATE,
     ACTION_NONE,
     ACTION_SET,
@@ -10,8 +10,8 @@ from cxfab.mlnx.link_type import (
     normalise_link_type,
     set_arguments,
 )
-from cxfab.mlnx.nvconfig import parse_nvconfig_query
-from cxfab.mlnx.port_config import PortConfigError, PortRequest, configure_ports
+from cxfab.host.mlnx.nvconfig import parse_nvconfig_query
+from cxfab.host.mlnx.port_config import PortConfigError, PortRequest, configure_ports
 
 ENUM = {1: "IB(1)", 2: "ETH(2)", 3: "VPI(3)"}
 
@@ -195,7 +195,7 @@ class TestConfigurePorts:
 
 class TestInventoryPorts:
     def test_inventory_entries(self):
-        from cxfab.mlnx.port_config import requests_from_inventory
+        from cxfab.host.mlnx.port_config import requests_from_inventory
 
         ports = [
             {"port": 1, "netdev": "enp23s0f0", "link_type": "eth", "speed_gbps": 100},
@@ -209,7 +209,7 @@ class TestInventoryPorts:
         [({"port": 0, "link_type": "eth"}, r"ports\[0\]\.port"), ("eth", r"ports\[0\]: expected")],
     )
     def test_bad_entries(self, entry, match):
-        from cxfab.mlnx.port_config import requests_from_inventory
+        from cxfab.host.mlnx.port_config import requests_from_inventory
 
         with pytest.raises(PortConfigError, match=match):
             requests_from_inventory([entry])

@@ -1,7 +1,7 @@
 """One read per host names the NICs the serial rollout can skip."""
 
 import pytest
-from cxfab.mlnx.nic_state import NicStateError, read_nics
+from cxfab.host.mlnx.nic_state import NicStateError, read_nics
 from test_mlnx_activation import CX4, TOOLS, FakeCards
 
 

@@ -1,10 +1,10 @@
 """nv_config pins: the Next Boot / Current rule on any parameter, and the module's input check."""
 
 import pytest
-from cxfab.mlnx.link_type import ACTION_ACTIVATE, ACTION_NONE, ACTION_SET
-from cxfab.mlnx.nv_params import NvParamError, decide_params, matches, set_words
-from cxfab.mlnx.nvconfig import NvValue, parse_nvconfig_query
-from cxfab.mlnx.port_config import PortConfigError, check_pins
+from cxfab.host.mlnx.link_type import ACTION_ACTIVATE, ACTION_NONE, ACTION_SET
+from cxfab.host.mlnx.nv_params import NvParamError, decide_params, matches, set_words
+from cxfab.host.mlnx.nvconfig import NvValue, parse_nvconfig_query
+from cxfab.host.mlnx.port_config import PortConfigError, check_pins
 
 # `mstconfig -d <bdf> -e q` layout (mstflint mlxcfg: Default, Current, Next Boot columns,
 # `*` where the next value differs), values of a ConnectX-4 with SR-IOV set but not

@@ -1,16 +1,16 @@
 """Parsers of the ConnectX tool outputs, fed with the real formats."""
 
 import pytest
-from cxfab.mlnx.flint import FlintParseError, parse_flint_query
-from cxfab.mlnx.fwmanager import (
+from cxfab.host.mlnx.flint import FlintParseError, parse_flint_query
+from cxfab.host.mlnx.fwmanager import (
     FwManagerParseError,
     find_device,
     parse_fwmanager,
     parse_fwmanager_text,
     parse_fwmanager_xml,
 )
-from cxfab.mlnx.nvconfig import NvConfigParseError, NvValue, parse_nvconfig_query
-from cxfab.mlnx.versions import VersionError, compare_versions, parse_version, same_version
+from cxfab.host.mlnx.nvconfig import NvConfigParseError, NvValue, parse_nvconfig_query
+from cxfab.host.mlnx.versions import VersionError, compare_versions, parse_version, same_version
 
 FLINT_DEVICE = """\
 Image type:            FS3

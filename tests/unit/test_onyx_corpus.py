@@ -4,9 +4,9 @@ And the rule behind it: no health check passes on an output it did not read.
 """
 
 import pytest
-from cxfab.onyx import health
-from cxfab.onyx.session import clean_output, first_error
-from cxfab.onyx.version import release_from_show_version
+from cxfab.switch.onyx import health
+from cxfab.switch.onyx.session import clean_output, first_error
+from cxfab.switch.onyx.version import release_from_show_version
 from onyx_helpers import FIXTURES, example_fabric, intended
 
 CORPUS = FIXTURES / "corpus"

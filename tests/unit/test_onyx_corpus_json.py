@@ -4,7 +4,7 @@ Same rule as the text corpus: no health check passes on an output it did not rea
 """
 
 import pytest
-from cxfab.onyx import health
+from cxfab.switch.onyx import health
 from onyx_helpers import FIXTURES, example_fabric, intended
 
 CORPUS = FIXTURES / "corpus"

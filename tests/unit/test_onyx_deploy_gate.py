@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from module_utils.cxfab.onyx import deploy
+from module_utils.cxfab.switch.onyx import deploy
 
 
 def check(check_id: str, status: str, target: str = "lab-sw-a") -> dict:

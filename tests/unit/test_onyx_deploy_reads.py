@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from onyx_helpers import FIXTURES
 
-from module_utils.cxfab.onyx import deploy
-from module_utils.cxfab.onyx.parser import parse_running_config
-from module_utils.cxfab.onyx.session import SessionError
+from module_utils.cxfab.switch.onyx import deploy
+from module_utils.cxfab.switch.onyx.parser import parse_running_config
+from module_utils.cxfab.switch.onyx.session import SessionError
 
 CORPUS = FIXTURES / "corpus"
 RUNNING = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()

@@ -1,7 +1,7 @@
 """Health checks report pass/fail with the expected and the observed value."""
 
-from cxfab.onyx import health
-from cxfab.onyx.secrets import redact
+from cxfab.switch.onyx import health
+from cxfab.switch.secrets import redact
 from onyx_helpers import FIXTURES, example_fabric, intended
 
 

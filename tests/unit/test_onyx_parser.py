@@ -1,6 +1,6 @@
 """Running-config parsing: ranges, both address formats, comments, release differences."""
 
-from cxfab.onyx.parser import parse_running_config
+from cxfab.switch.onyx.parser import parse_running_config
 from onyx_helpers import FIXTURES
 
 

@@ -2,8 +2,8 @@
 
 import copy
 
-from cxfab.onyx.parser import parse_running_config
-from cxfab.onyx.plan import Scope, make_plan
+from cxfab.switch.onyx.parser import parse_running_config
+from cxfab.switch.onyx.plan import Scope, make_plan
 from onyx_helpers import FIXTURES, captured_fabric, example_fabric, intended
 
 

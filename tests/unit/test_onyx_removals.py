@@ -9,9 +9,9 @@ holding exactly the planned config.
 """
 
 import pytest
-from cxfab.onyx.parser import parse_running_config
-from cxfab.onyx.plan import Scope, make_plan
-from cxfab.onyx.statements import KINDS, parent_key
+from cxfab.switch.onyx.parser import parse_running_config
+from cxfab.switch.onyx.plan import Scope, make_plan
+from cxfab.switch.onyx.statements import KINDS, parent_key
 from onyx_helpers import example_fabric, intended
 
 from tests.lab.onyx.model import SwitchConfig

@@ -3,8 +3,8 @@
 import os
 
 import pytest
-from cxfab.onyx import vrrp
-from cxfab.onyx.parser import parse_running_config
+from cxfab.switch.onyx import vrrp
+from cxfab.switch.onyx.parser import parse_running_config
 from onyx_helpers import GOLDEN, REPO, example_fabric, intended, inventory_fabric
 
 INVENTORIES = ["example", "lab"]

@@ -8,7 +8,7 @@ import netmiko
 import pytest
 from paramiko.ssh_exception import BadHostKeyException, SSHException
 
-from module_utils.cxfab.onyx.session import HostKeyError, OnyxSession
+from module_utils.cxfab.switch.onyx.session import HostKeyError, OnyxSession
 
 
 def session(**kwargs) -> OnyxSession:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from module_utils.cxfab.onyx import deploy
+from module_utils.cxfab.switch.onyx import deploy
 
 CONFIG = '##\n## Running database "initial"\nusername admin password 7 secret\n'
 

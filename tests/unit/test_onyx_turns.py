@@ -1,7 +1,7 @@
 """Who deploys which peers, credentials and tag -> section selection of the switch play."""
 
 import pytest
-from cxfab.onyx import turns
+from cxfab.switch import turns
 from onyx_helpers import example_fabric
 
 

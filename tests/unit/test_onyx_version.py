@@ -1,7 +1,7 @@
 """Onyx releases are compared as numbers (mellanox.onyx compared strings)."""
 
 import pytest
-from cxfab.onyx import version
+from cxfab.switch.onyx import version
 
 
 def test_3_10_is_newer_than_3_6():

@@ -4,8 +4,8 @@ import importlib.util
 import json
 
 import pytest
-from cxfab import dataplane, packed
-from cxfab.structured import build_all
+from cxfab.structured import build_all, packed
+from cxfab.verify import dataplane
 from onyx_helpers import REPO, inventory_fabric
 
 _SPEC = importlib.util.spec_from_file_location(

@@ -3,7 +3,7 @@
 import shlex
 
 import pytest
-from cxfab.stages import rdma as rdma_stack
+from cxfab.host.stages import rdma as rdma_stack
 
 
 def exec_argv(line: str) -> list[str]:

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cxfab.report import (
+from cxfab.verify.report import (
     ALWAYS_LISTED,
     CATEGORIES,
     CATEGORY_OF_PREFIX,
@@ -107,7 +107,7 @@ def test_latest_is_replaced_not_merged(tmp_path):
 
 
 def test_verify_sections_follow_the_tags():
-    from cxfab.report import sections_run
+    from cxfab.verify.report import sections_run
 
     everything = ["switches", "hosts", "health", "dataplane", "qos", "perf"]
     assert sections_run(["all"], []) == everything

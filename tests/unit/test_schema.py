@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pytest
-from cxfab import schema
-from cxfab.schema import checker
+from cxfab.intent import schema
+from cxfab.intent.schema import checker
 
 from tests.tools import gen_data_model_doc, inventory
 
@@ -150,7 +150,7 @@ def test_fill_defaults_leaves_given_values():
 
 
 def test_every_free_text_field_has_its_destinations_documented():
-    from cxfab.schema import free_text
+    from cxfab.intent.schema import free_text
 
     paths = [path for path, _ in gen_data_model_doc.free_text_nodes()]
     assert sorted(paths) == sorted(free_text.DESTINATIONS)

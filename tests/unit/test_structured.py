@@ -102,7 +102,7 @@ def test_ipoib_interfaces_come_from_the_ib_ports():
 
 
 def test_ipoib_mtu_defaults_to_the_largest_of_the_mode():
-    from cxfab import fabric as fabric_module
+    from cxfab.intent import fabric as fabric_module
 
     document = example_fabric()
     port = document["hosts"]["cardamine"]["nics"][1]["ports"][0]

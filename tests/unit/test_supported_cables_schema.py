@@ -5,7 +5,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from cxfab import schema
+from cxfab.intent import schema
 
 FRAGMENT = Path(schema.SCHEMA_DIR) / "supported_cables.schema.yml"
 

@@ -4,8 +4,8 @@ import copy
 from pathlib import Path
 
 import pytest
-from cxfab import fabric
-from cxfab.validate import FabricError, inventory_path, validate_inventory
+from cxfab.intent import fabric
+from cxfab.intent.validate import FabricError, inventory_path, validate_inventory
 
 from tests.tools import inventory
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cxfab.rules import RULES
-from cxfab.validate import validate_inventory
+from cxfab.intent.rules import RULES
+from cxfab.intent.validate import validate_inventory
 
 from tests.tools import inventory
 

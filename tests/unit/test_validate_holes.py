@@ -5,8 +5,8 @@ import itertools
 
 import pytest
 import yaml
-from cxfab.schema import checker
-from cxfab.validate import validate_inventory
+from cxfab.intent.schema import checker
+from cxfab.intent.validate import validate_inventory
 
 from tests.tools import gen_data_model_doc, inventory
 

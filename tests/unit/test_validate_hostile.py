@@ -8,7 +8,7 @@ peer names): a new one fails test_every_free_text_field_is_in_the_table.
 import copy
 
 import pytest
-from cxfab.validate import validate_inventory
+from cxfab.intent.validate import validate_inventory
 
 from tests.tools import gen_data_model_doc, inventory
 

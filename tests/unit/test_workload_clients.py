@@ -4,8 +4,8 @@ import json
 import socket
 import sys
 
-from cxfab import workloads
-from cxfab.workload_clients import run_clients
+from cxfab.workloads import pair_runs as workloads
+from cxfab.workloads.clients import run_clients
 
 # An iperf3-shaped client: its JSON reading when the server accepts, nothing when refused.
 CONNECT = """

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from cxfab import workload_marking, workloads
+from cxfab.workloads import marking as workload_marking
+from cxfab.workloads import pair_runs as workloads
 
 from tests.unit.test_workloads import FABRIC
 

@@ -7,7 +7,7 @@ import subprocess
 import time
 
 import pytest
-from cxfab import workload_servers as servers
+from cxfab.workloads import servers
 
 
 def _alive(pid: int) -> bool:

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from cxfab import workloads
+from cxfab.workloads import pair_runs as workloads
 
 PERFTEST = """\
 ---------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ structured data; nothing downstream reads the raw inventory again.
 
 from __future__ import annotations
 
-from ..onyx import structured as switch_structured
 from . import hosts as host_structured
+from . import switch as switch_structured
 
 
 def public_fabric(fabric: dict) -> dict:
