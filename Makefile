@@ -58,11 +58,12 @@ $(VENV)/.stamp: requirements.txt requirements-runtime.txt
 	@touch $@
 
 # ---------------------------------------------------------------- quality
-lint: setup  ## ruff, yamllint, ansible-lint (production profile)
+lint: setup  ## ruff, yamllint, ansible-lint (production profile), the import contracts
 	ruff check .
 	ruff format --check .
 	yamllint -s .
 	ansible-lint --profile production --offline -q
+	PYTHONPATH=module_utils lint-imports --no-cache
 
 docs: setup  ## Regenerate docs/data-model.md from the schema
 	python -m tests.tools.gen_data_model_doc > docs/data-model.md

@@ -167,4 +167,4 @@ def test_nothing_read_never_passes():
 def test_host_checks_include_the_ib_checks():
     sc = {**STRUCTURED, "network": {"bond": None, "members": [], "vlans": []}}
     checks = by_id(host_checks("h1", sc, {"facts": {"skipped": True}, "ib": None}))
-    assert checks["ib.read"]["category"] == "infiniband"
+    assert checks["ib.read"]["category"] == "link/cable"

@@ -12,6 +12,7 @@ that was not observed ever passes.
 
 from __future__ import annotations
 
+from ..common.checks import Checks, merge
 from ..host.net.cpulist import format_cpulist, parse_cpulist
 from ..structured.packed import Unpacked
 from .nic_health import health_checks
@@ -26,57 +27,6 @@ BOND_MODE_TEXT = {
 # Per-lane data rate in Mb/s after line encoding, as the kernel computes it
 # (PCIE_SPEED2MBS_ENC): 8b/10b up to 5 GT/s, 128b/130b from 8 GT/s on.
 PCIE_LANE_MBPS = {2.5: 2000, 5.0: 4000, 8.0: 7876, 16.0: 15753, 32.0: 31507, 64.0: 63015}
-_STATUS_RANK = {"pass": 0, "skip": 1, "warn": 2, "fail": 3}
-
-
-# ---------------------------------------------------------------- shape
-
-
-class Checks(list):
-    """Checks of one target and category, in the order they are made."""
-
-    def __init__(self, target: str, category: str):
-        super().__init__()
-        self.target, self.category = target, category
-
-    def judge(self, check_id, ok, expected, observed, message=""):
-        """Pass when `ok`; a failure's message defaults to expected vs observed."""
-        if not message:
-            message = "as intended" if ok else f"expected {expected}, observed {observed}"
-        self.append(self._shape(check_id, "pass" if ok else "fail", expected, observed, message))
-
-    def fail(self, check_id, expected, observed, message=""):
-        self.judge(check_id, False, expected, observed, message)
-
-    def warn(self, check_id, expected, observed, message):
-        """Read, but not enough to judge either way: never a pass."""
-        self.append(self._shape(check_id, "warn", expected, observed, message))
-
-    def skip(self, check_id, expected, reason):
-        """Could not be judged: the reason is the message, never a pass."""
-        self.append(self._shape(check_id, "skip", expected, "not measured", reason))
-
-    def _shape(self, check_id, status, expected, observed, message):
-        return {
-            "id": check_id,
-            "target": self.target,
-            "category": self.category,
-            "status": status,
-            "expected": expected,
-            "observed": observed,
-            "message": message,
-        }
-
-
-def merge(checks: list[dict]) -> list[dict]:
-    """One check per (id, target), keeping the worst status (fail > warn > skip > pass)."""
-    chosen: dict[tuple[str, str], dict] = {}
-    for check in checks:
-        key = (str(check["id"]), str(check["target"]))
-        current = chosen.get(key)
-        if current is None or _STATUS_RANK[check["status"]] > _STATUS_RANK[current["status"]]:
-            chosen[key] = check
-    return list(chosen.values())
 
 
 # ---------------------------------------------------------------- helpers
@@ -135,7 +85,7 @@ def _data_ports(host: dict) -> list[dict]:
 
 def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
     """Every check of one host from its structured config and the data gathered on it."""
-    out = Checks(name, "host")
+    out = Checks(name)
     if not data:
         out.fail(
             "host.data",
@@ -228,7 +178,7 @@ def nic_state_results(sc: dict, result) -> tuple[list[dict], list[dict]]:
 
 def firmware_checks(name: str, results: list[dict]) -> list[dict]:
     """Firmware version running and PSID, from `cxfab_nic_firmware state=query`."""
-    out = Checks(name, "firmware")
+    out = Checks(name)
     for result in (r for r in results if not _absent(r)):
         nic, wanted = _nic(result).get("name", "nic"), _nic(result).get("firmware") or {}
         version_id, psid_id = f"firmware.{nic}.version", f"firmware.{nic}.psid"
@@ -251,7 +201,7 @@ def firmware_checks(name: str, results: list[dict]) -> list[dict]:
 
 def link_type_checks(name: str, results: list[dict]) -> list[dict]:
     """Port protocol (LINK_TYPE_P<n>) current and next boot, from a query run."""
-    out = Checks(name, "link")
+    out = Checks(name)
     for result in (r for r in results if not _absent(r)):
         nic = _nic(result).get("name", "nic")
         if _failed(result):
@@ -276,7 +226,7 @@ def link_type_checks(name: str, results: list[dict]) -> list[dict]:
 
 def drift_check(name: str, result) -> list[dict]:
     """host_network in check mode: the actions it would take are the drift."""
-    out = Checks(name, "network")
+    out = Checks(name)
     expected = "bond, members, VLANs, MTUs and addresses as intended"
     if _absent(result):
         return out
@@ -290,7 +240,7 @@ def drift_check(name: str, result) -> list[dict]:
 
 def link_checks(name: str, host: dict, facts: dict) -> list[dict]:
     """Carrier and speed of every adapter port."""
-    out = Checks(name, "link")
+    out = Checks(name)
     netdevs = facts.get("netdevs") or {}
     for port in _data_ports(host):
         dev, wanted = port["netdev"], port.get("speed_gbps")
@@ -315,7 +265,7 @@ def link_checks(name: str, host: dict, facts: dict) -> list[dict]:
 
 def mtu_checks(name: str, intent: dict, facts: dict) -> list[dict]:
     """MTU of the bond, its members and the VLAN interfaces."""
-    out = Checks(name, "mtu")
+    out = Checks(name)
     wanted = [(intent["bond"]["name"], intent["bond"]["mtu"])] if intent["bond"] else []
     wanted += [(i["name"], i["mtu"]) for i in intent["members"] + intent["vlans"]]
     mtus = facts.get("mtus") or {}
@@ -327,7 +277,7 @@ def mtu_checks(name: str, intent: dict, facts: dict) -> list[dict]:
 
 def probe_checks(name: str, probes: list[dict]) -> list[dict]:
     """DF pings at the VLAN MTU, sent by the host facts module."""
-    out = Checks(name, "mtu")
+    out = Checks(name)
     for probe in probes:
         expected = (
             f"reply to {probe['size'] + 28}-byte packets with DF (MTU {probe['mtu']}) "
@@ -343,7 +293,7 @@ def probe_checks(name: str, probes: list[dict]) -> list[dict]:
 
 def egress_checks(name: str, intent: dict, facts: dict) -> list[dict]:
     """Each QoS VLAN's egress map equals the intent (every socket priority -> its UP)."""
-    out = Checks(name, "qos")
+    out = Checks(name)
     vlans = facts.get("vlans") or {}
     for vlan in (v for v in intent["vlans"] if v.get("egress_qos_map") is not None):
         info, expected = vlans.get(vlan["name"]) or {}, format_map(vlan["egress_qos_map"])
@@ -358,7 +308,7 @@ def egress_checks(name: str, intent: dict, facts: dict) -> list[dict]:
 
 def qos_readback_checks(name: str, result) -> list[dict]:
     """cxfab_host_qos in check mode: per port, the differences found before any change."""
-    out = Checks(name, "qos")
+    out = Checks(name)
     if _absent(result):
         return out
     plan = result.get("plan") or {}
@@ -380,7 +330,7 @@ def qos_readback_checks(name: str, result) -> list[dict]:
 
 def lossless_checks(name: str, sc: dict, result) -> list[dict]:
     """Trust, PFC and ECN of each lossless port, as cxfab_host_qos (check mode) read them."""
-    out = Checks(name, "lossless")
+    out = Checks(name)
     plan = sc.get("lossless")
     if not plan:
         out.skip(
@@ -424,15 +374,12 @@ def lossless_checks(name: str, sc: dict, result) -> list[dict]:
         if off:
             out.fail(f"ecn.{port}", expected["ecn"], observed_ecn, f"ECN off: {', '.join(off)}")
         elif missing:
-            out.append(
-                out._shape(
-                    f"ecn.{port}",
-                    "warn",
-                    expected["ecn"],
-                    observed_ecn,
-                    f"the driver exposes no ECN knob {', '.join(missing)}: ECN could be "
-                    "neither set nor read on this port",
-                )
+            out.warn(
+                f"ecn.{port}",
+                expected["ecn"],
+                observed_ecn,
+                f"the driver exposes no ECN knob {', '.join(missing)}: ECN could be "
+                "neither set nor read on this port",
             )
         else:
             out.judge(f"ecn.{port}", True, expected["ecn"], observed_ecn)
@@ -441,7 +388,7 @@ def lossless_checks(name: str, sc: dict, result) -> list[dict]:
 
 def irq_checks(name: str, sc: dict, facts: dict) -> list[dict]:
     """Effective affinity of every NIC IRQ inside the NIC-local CPUs (or the CPU list)."""
-    out = Checks(name, "irq")
+    out = Checks(name)
     settings = sc["irq"] or {"policy": "off"}
     policy = settings["policy"]
     bond = sc["network"]["bond"]
@@ -498,7 +445,7 @@ def irq_checks(name: str, sc: dict, facts: dict) -> list[dict]:
 
 def bond_checks(name: str, intent: dict, facts: dict) -> list[dict]:
     """Bond mode, and every member enslaved with MII up (in the active aggregator for LACP)."""
-    out, bond = Checks(name, "bond"), intent["bond"]
+    out, bond = Checks(name), intent["bond"]
     if not bond:
         return out
     info, prefix = facts.get("bond") or {}, f"bond.{bond['name']}"
@@ -525,7 +472,7 @@ def bond_checks(name: str, intent: dict, facts: dict) -> list[dict]:
 
 def rdma_checks(name: str, sc: dict, facts: dict) -> list[dict]:
     """Each RDMA device of the intent exists on its netdev with port 1 ACTIVE."""
-    out = Checks(name, "rdma")
+    out = Checks(name)
     devices = facts.get("rdma") or {}
     for device in sc["rdma"]["devices"]:
         info, check_id = devices.get(device["name"]), f"rdma.{device['name']}.state"
@@ -551,7 +498,7 @@ def switch_checks(results: dict) -> list[dict]:
             continue
         checks = result.get("checks") or []
         if not checks:
-            out = Checks(switch, "switch")
+            out = Checks(switch)
             out.fail("switch.health", "health checks ran", "not run", str(result.get("msg", "")))
             found += out
         keys = ("id", "target", "category", "status", "expected", "observed", "message")
@@ -574,7 +521,7 @@ def qos_checks(measurements: dict, tolerance: float) -> tuple[list[dict], list[d
     """
     found, series = [], []
     for host, result in sorted((measurements or {}).items()):
-        out = Checks(host, "qos")
+        out = Checks(host)
         if _absent(result):
             continue
         if _failed(result):
@@ -716,7 +663,7 @@ def perf_checks(workloads, hosts, results, host_facts, run_error="") -> tuple[li
     found, series = [], []
     for pair in pairs:
         target = pair["name"]
-        perf, integrity = Checks(target, "performance"), Checks(target, "integrity")
+        perf, integrity = Checks(target), Checks(target)
         rows = [r for r in results or [] if r.get("pair") == target]
         if not rows:
             perf.fail("perf.results", "workload results", "none", run_error or "no result")

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import re
 
+from ..common.checks import Checks
 from ..structured.packed import Unpacked
-from .checks import Checks
 
 VRRP_MAC_PREFIX = "00:00:5E:00:01:"
 PING_SUMMARY = re.compile(
@@ -146,7 +146,7 @@ def parse_lacp_partners(text: str, bond: str) -> dict:
 # ---------------------------------------------------------------- checks
 def dataplane_checks(name: str, plan: dict, observed) -> list[dict]:
     """Checks of one host: `plan` from targets(), `observed` the cxfab_dataplane_probe result."""
-    out = Checks(name, "network")
+    out = Checks(name)
     expected_ids = _expected(plan)
     if not isinstance(observed, dict) or observed.get("skipped"):
         reason = OFF_REASON if isinstance(observed, dict) else "the dataplane probe did not run"

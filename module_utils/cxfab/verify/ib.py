@@ -7,7 +7,7 @@ read's error: nothing passes on a value that was not read.
 
 from __future__ import annotations
 
-from .checks import Checks
+from ..common.checks import Checks
 
 
 def _ib_ports(sc: dict) -> list[dict]:
@@ -21,7 +21,7 @@ def _ib_ports(sc: dict) -> list[dict]:
 
 def ib_checks(name: str, sc: dict, result) -> list[dict]:
     """State, subnet manager, rate and link layer of every ib port; IPoIB mode and MTU."""
-    out = Checks(name, "infiniband")
+    out = Checks(name)
     ports = _ib_ports(sc)
     if not ports:
         return out

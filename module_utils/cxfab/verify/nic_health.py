@@ -23,30 +23,13 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from ..common.checks import check
 from .pfc import pfc_counters_check
 
 DEFAULT_MAX_TEMP_C = 95.0
 # Gb/s of an InfiniBand 4x link per speed name (mlxlink prints `IB-EDR`).
 _IB_4X_GBPS = {"SDR": 10, "DDR": 20, "QDR": 40, "FDR10": 40, "FDR": 56, "EDR": 100, "HDR": 200}
 _ETH_SPEED_RE = re.compile(r"^(\d+)G")
-
-
-def _check(target, category, check_id, status, expected, observed, message=""):
-    if not message:
-        message = {
-            "pass": "as intended",
-            "warn": f"expected {expected}, observed {observed}",
-            "fail": f"expected {expected}, observed {observed}",
-        }.get(status, "")
-    return {
-        "id": check_id,
-        "target": target,
-        "category": category,
-        "status": status,
-        "expected": expected,
-        "observed": observed,
-        "message": message,
-    }
 
 
 def _usable(result) -> tuple[dict | None, str]:
@@ -89,14 +72,14 @@ def link_check(target, port_intent, data) -> dict:
     expected = "Active, no troubleshooting opcode" + (f", {wanted} Gb/s" if wanted else "")
     link = data.get("link") or {}
     if link.get("absent"):
-        return _check(target, "link", check_id, "skip", expected, "not measured", link["absent"])
+        return check(check_id, target, "skip", expected, "not measured", link["absent"])
     if link.get("error"):
-        return _check(target, "link", check_id, "fail", expected, "unreadable", link["error"])
+        return check(check_id, target, "fail", expected, "unreadable", link["error"])
     cable = cable_words(data.get("cable"))
     if not link.get("up"):
         observed = f"{link.get('cause')}, {cable}"
         message = f"state {link.get('state')}: {link.get('recommendation') or 'no recommendation'}"
-        return _check(target, "link", check_id, "fail", expected, observed, message)
+        return check(check_id, target, "fail", expected, observed, message)
     speed = link_gbps(link.get("speed"), link.get("width"))
     observed = f"Active {link.get('speed')} {link.get('width')}, FEC {link.get('fec')}, {cable}"
     if wanted and (speed is None or speed < wanted):
@@ -104,16 +87,16 @@ def link_check(target, port_intent, data) -> dict:
             f"running at {link.get('speed')} below {wanted} Gb/s: port enables "
             f"{link.get('enabled_speeds')}, cable supports {link.get('cable_speeds')}"
         )
-        return _check(target, "link", check_id, "fail", expected, observed, message)
+        return check(check_id, target, "fail", expected, observed, message)
     if link.get("opcode"):
         message = f"{link.get('cause')}: {link.get('recommendation')}"
-        return _check(target, "link", check_id, "fail", expected, observed, message)
+        return check(check_id, target, "fail", expected, observed, message)
     errors = link.get("effective_errors")
     if errors:
         observed += f", {errors} effective physical errors (BER {link.get('effective_ber'):.1e})"
         message = "errors FEC could not correct: check the cable and both ends"
-        return _check(target, "link", check_id, "fail", expected, observed, message)
-    return _check(target, "link", check_id, "pass", expected, observed)
+        return check(check_id, target, "fail", expected, observed, message)
+    return check(check_id, target, "pass", expected, observed)
 
 
 def _cable_listed(cable: dict, supported: list[dict]) -> bool:
@@ -138,15 +121,15 @@ def cable_check(target, data, supported) -> dict | None:
         link = data.get("link") or {}
         if link.get("state") and link.get("opcode") == 1024:
             reason = "no cable plugged in (opcode 1024)"
-        return _check(target, "cable", check_id, "skip", expected, "not measured", reason)
+        return check(check_id, target, "skip", expected, "not measured", reason)
     observed = cable_words(cable)
     details = ", ".join(
         f"{key} {cable[key]}" for key in ("type", "length", "compliance") if cable.get(key)
     )
     if _cable_listed(cable, supported):
-        return _check(target, "cable", check_id, "pass", expected, observed, details or "listed")
+        return check(check_id, target, "pass", expected, observed, details or "listed")
     message = f"{observed} is not in cxfab_supported_cables" + (f" ({details})" if details else "")
-    return _check(target, "cable", check_id, "warn", expected, observed, message)
+    return check(check_id, target, "warn", expected, observed, message)
 
 
 def _down_events(data: dict) -> dict[str, int]:
@@ -168,41 +151,37 @@ def flap_check(target, start, end) -> dict:
     netdev = end["netdev"]
     check_id, expected = f"flap.{netdev}", "no link-down event during verify"
     if start is None:
-        return _check(
-            target, "link", check_id, "skip", expected, "not measured", "no start snapshot"
-        )
+        return check(check_id, target, "skip", expected, "not measured", "no start snapshot")
     before, after = _down_events(start), _down_events(end)
     common = sorted(set(before) & set(after))
     if not common:
         why = end.get("carrier_error") or start.get("carrier_error") or "no link-down counter read"
-        return _check(target, "link", check_id, "fail", expected, "unreadable", why)
+        return check(check_id, target, "fail", expected, "unreadable", why)
     moved = [
         f"{name} {before[name]} -> {after[name]}" for name in common if after[name] != before[name]
     ]
     observed = ", ".join(f"{name} {after[name]}" for name in common)
     if not moved:
-        return _check(target, "link", check_id, "pass", expected, f"unchanged ({observed})")
+        return check(check_id, target, "pass", expected, f"unchanged ({observed})")
     downs = (after.get("carrier_changes", 0) - before.get("carrier_changes", 0) + 1) // 2
     times = f" ({downs} down/up)" if "carrier_changes" in common and downs > 0 else ""
     message = f"link {netdev} flapped during verify{times}: results measured over it may be low"
-    return _check(target, "link", check_id, "fail", expected, "; ".join(moved), message)
+    return check(check_id, target, "fail", expected, "; ".join(moved), message)
 
 
 def counters_check(target, start, end) -> dict:
     netdev = end["netdev"]
     check_id, expected = f"counters.{netdev}", "no error or discard counter grew during verify"
     if start is None:
-        return _check(
-            target, "link", check_id, "skip", expected, "not measured", "no start snapshot"
-        )
+        return check(check_id, target, "skip", expected, "not measured", "no start snapshot")
     for snapshot in (start, end):
         if snapshot.get("counters_error"):
-            return _check(
-                target, "link", check_id, "fail", expected, "unreadable", snapshot["counters_error"]
+            return check(
+                check_id, target, "fail", expected, "unreadable", snapshot["counters_error"]
             )
         if snapshot.get("counters_absent"):
             reason = snapshot["counters_absent"]
-            return _check(target, "link", check_id, "skip", expected, "not measured", reason)
+            return check(check_id, target, "skip", expected, "not measured", reason)
     grown: dict[str, list[str]] = {}
     for kind in ("error", "discard", "pause"):
         old = (start.get("counters") or {}).get(kind) or {}
@@ -212,8 +191,8 @@ def counters_check(target, start, end) -> dict:
     pause = f"; pause {', '.join(grown['pause'])}" if grown.get("pause") else ""
     bad = grown.get("error", []) + grown.get("discard", [])
     if bad:
-        return _check(target, "link", check_id, "fail", expected, ", ".join(bad) + pause)
-    return _check(target, "link", check_id, "pass", expected, "none grew" + pause)
+        return check(check_id, target, "fail", expected, ", ".join(bad) + pause)
+    return check(check_id, target, "pass", expected, "none grew" + pause)
 
 
 # ---------------------------------------------------------------- per adapter
@@ -222,9 +201,9 @@ def counters_check(target, start, end) -> dict:
 def pcie_check(target, nic_name, pcie: dict) -> dict:
     check_id, expected = f"pcie.{nic_name}.link", "PCIe link at the card's capability"
     if pcie.get("absent"):
-        return _check(target, "pcie", check_id, "skip", expected, "not measured", pcie["absent"])
+        return check(check_id, target, "skip", expected, "not measured", pcie["absent"])
     if pcie.get("error"):
-        return _check(target, "pcie", check_id, "fail", expected, "unreadable", pcie["error"])
+        return check(check_id, target, "fail", expected, "unreadable", pcie["error"])
     current = f"{pcie['speed_gts']:g} GT/s x{pcie['width']} ({pcie['gbps']:.3f} Gb/s)"
     capable = f"{pcie['max_speed_gts']:g} GT/s x{pcie['max_width']} ({pcie['max_gbps']:.3f} Gb/s)"
     expected = f"{capable} (the card's maximum)"
@@ -234,36 +213,28 @@ def pcie_check(target, nic_name, pcie: dict) -> dict:
             f"the slot limits the card to {pcie['gbps']:.3f} Gb/s of the {pcie['max_gbps']:.3f} "
             "it is capable of: move it to a full-width slot or check the BIOS link settings"
         )
-        return _check(target, "pcie", check_id, "fail", expected, observed, message)
-    return _check(target, "pcie", check_id, "pass", expected, observed)
+        return check(check_id, target, "fail", expected, observed, message)
+    return check(check_id, target, "pass", expected, observed)
 
 
 def temperature_check(target, nic_name, reading: dict, limit: float) -> dict:
     check_id, expected = f"temp.{nic_name}", f"ASIC below {limit:g} C"
     if reading.get("absent"):
-        return _check(target, "pcie", check_id, "skip", expected, "not measured", reading["absent"])
+        return check(check_id, target, "skip", expected, "not measured", reading["absent"])
     if reading.get("error"):
-        return _check(target, "pcie", check_id, "fail", expected, "unreadable", reading["error"])
+        return check(check_id, target, "fail", expected, "unreadable", reading["error"])
     celsius = float(reading["celsius"])
     observed = f"{celsius:g} C ({reading.get('source')})"
     status = "pass" if celsius < limit else "fail"
     message = "" if status == "pass" else "the card runs hot: check the airflow over its heatsink"
-    return _check(target, "pcie", check_id, status, expected, observed, message)
+    return check(check_id, target, status, expected, observed, message)
 
 
 def config_checks(target, nic_name, config: dict) -> list[dict]:
     if config.get("error"):
         expected = "every pinned mlxconfig parameter as intended"
         return [
-            _check(
-                target,
-                "firmware",
-                f"nvconfig.{nic_name}",
-                "fail",
-                expected,
-                "unreadable",
-                config["error"],
-            )
+            check(f"nvconfig.{nic_name}", target, "fail", expected, "unreadable", config["error"])
         ]
     out = []
     for name, entry in sorted((config.get("params") or {}).items()):
@@ -271,19 +242,19 @@ def config_checks(target, nic_name, config: dict) -> list[dict]:
         expected = f"{desired} current and next boot"
         if not entry.get("supported"):
             message = f"{name} is not in the card's configuration: this card does not support it"
-            out.append(_check(target, "firmware", check_id, "fail", expected, "absent", message))
+            out.append(check(check_id, target, "fail", expected, "absent", message))
             continue
         observed = f"current {entry.get('current')}, next boot {entry.get('next_boot')}"
         current_ok, next_ok = entry.get("current_ok"), entry.get("next_boot_ok")
         if current_ok and next_ok:
-            out.append(_check(target, "firmware", check_id, "pass", expected, observed))
+            out.append(check(check_id, target, "pass", expected, observed))
             continue
         message = (
             "set for next boot, activation pending (mstfwreset or reboot)"
             if next_ok
             else "drifted from the intent: re-run the stage that sets it"
         )
-        out.append(_check(target, "firmware", check_id, "fail", expected, observed, message))
+        out.append(check(check_id, target, "fail", expected, observed, message))
     return out
 
 
@@ -309,7 +280,7 @@ def host_health_checks(
     end, why = _usable(health.get("end"))
     if end is None:
         expected = "link, cable and card health read at the end of verify"
-        return [_check(name, "link", "health.read", "fail", expected, "not read", why)]
+        return [check("health.read", name, "fail", expected, "not read", why)]
     start, _ = _usable(health.get("start"))
     out = []
     for nic in nics:
@@ -323,11 +294,7 @@ def host_health_checks(
             data = (got.get("ports") or {}).get(str(port["port"]))
             if data is None:
                 expected = "port read at the end of verify"
-                out.append(
-                    _check(
-                        name, "link", f"link.{port['netdev']}.diag", "fail", expected, "not read"
-                    )
-                )
+                out.append(check(f"link.{port['netdev']}.diag", name, "fail", expected, "not read"))
                 continue
             first = (before.get("ports") or {}).get(str(port["port"])) if start else None
             out.append(link_check(name, port, data))

@@ -17,6 +17,8 @@ they are reported, not required.
 
 from __future__ import annotations
 
+from ..common.checks import check
+
 RDMA_TOOLS = ("ib_write_bw", "pingpong", "qperf", "rcat")
 
 
@@ -53,18 +55,6 @@ def roce_load(structured: dict, workloads: dict, results: list, host_facts: dict
     return loaded
 
 
-def _check(target, check_id, status, expected, observed, message):
-    return {
-        "id": check_id,
-        "target": target,
-        "category": "lossless",
-        "status": status,
-        "expected": expected,
-        "observed": observed,
-        "message": message,
-    }
-
-
 def _growth(names, now, before) -> tuple[str, int]:
     parts, grown = [], 0
     for name in names:
@@ -83,10 +73,10 @@ def pfc_counters_check(target, priority, start, end, load=None) -> dict:
     expected = f"priority {priority} traffic grows under the RoCE workloads (ethtool -S)"
     if end.get("counters_error"):
         reason = end["counters_error"]
-        return _check(target, check_id, "fail", expected, "unreadable", reason)
+        return check(check_id, target, "fail", expected, "unreadable", reason)
     if end.get("counters_absent"):
         reason = end["counters_absent"]
-        return _check(target, check_id, "skip", expected, "not measured", reason)
+        return check(check_id, target, "skip", expected, "not measured", reason)
     now = {**((end.get("counters") or {}).get("priority") or {}),
            **((end.get("counters") or {}).get("pause") or {})}  # fmt: skip
     first = (start or {}).get("counters") or {}
@@ -95,30 +85,30 @@ def pfc_counters_check(target, priority, start, end, load=None) -> dict:
     pauses = [n for n in pauses if n in now]
     if not traffic and not pauses:
         why = f"the driver of {netdev} reports no per-priority counters"
-        return _check(target, check_id, "skip", expected, "not measured", why)
+        return check(check_id, target, "skip", expected, "not measured", why)
     if not all(n in before for n in traffic + pauses):
         why = "not compared: the start snapshot has no such counters (was it taken?)"
-        return _check(target, check_id, "skip", expected, "not measured", why)
+        return check(check_id, target, "skip", expected, "not measured", why)
     moved_text, moved = _growth(traffic, now, before)
     pause_text, _ = _growth(pauses, now, before)
     observed = "; ".join(t for t in (moved_text, f"pauses {pause_text}" if pause_text else "") if t)
     if not load:
         why = "no RoCE workload ran on this host during verify (verify_perf): movement not judged"
-        return _check(target, check_id, "skip", expected, observed, why)
+        return check(check_id, target, "skip", expected, observed, why)
     if moved:
-        return _check(target, check_id, "pass", expected, observed, f"under {load['what']}")
+        return check(check_id, target, "pass", expected, observed, f"under {load['what']}")
     if not traffic:
         what = load["what"]
         why = f"the driver counts only pauses on priority {priority}: not moved under {what}"
-        return _check(target, check_id, "warn", expected, observed, why)
+        return check(check_id, target, "warn", expected, observed, why)
     if load.get("software"):
         why = (
             f"not moved under {load['what']}: soft-RoCE (rxe) traffic takes the priority only "
             "from the VLAN's egress map, and this port did not count it"
         )
-        return _check(target, check_id, "warn", expected, observed, why)
+        return check(check_id, target, "warn", expected, observed, why)
     why = (
         f"not moved under {load['what']}: the RoCE traffic did not reach priority {priority} "
         "(check the workloads' ToS, DSCP trust and the VLAN's egress map)"
     )
-    return _check(target, check_id, "fail", expected, observed, why)
+    return check(check_id, target, "fail", expected, observed, why)

@@ -30,71 +30,16 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-STATUSES = ("pass", "warn", "fail", "skip")
-SUMMARY_KEYS = {"pass": "passed", "warn": "warned", "fail": "failed", "skip": "skipped"}
-
-# Report categories, in the order the summary lists them. The first nine are always
-# listed (a category without checks shows that nothing of it was verified).
-CATEGORIES = (
-    "switch",
-    "firmware",
-    "link/cable",
-    "PCIe",
-    "QoS",
-    "IRQ",
-    "RDMA",
-    "performance",
-    "lossless",
-    "network",
-    "other",
+from ..common.checks import (  # noqa: F401  (re-exported: the report's readers use them here)
+    ALWAYS_LISTED,
+    CATEGORIES,
+    CATEGORY_OF_PREFIX,
+    CHECK_KEYS,
+    STATUSES,
+    SUMMARY_KEYS,
+    category_of,
 )
-ALWAYS_LISTED = CATEGORIES[:9]
-# First dotted component of a check id -> report category.
-CATEGORY_OF_PREFIX = {
-    # switch pair health (cxfab_onyx_health)
-    "switch": "switch",
-    "mlag": "switch",
-    "mlag_vip": "switch",
-    "mpo": "switch",
-    "magp": "switch",
-    "vrrp": "switch",
-    "config": "switch",
-    "vlan": "switch",
-    "ipl": "switch",
-    # adapter firmware and its configuration (mlxconfig)
-    "firmware": "firmware",
-    "link_type": "firmware",
-    "nvconfig": "firmware",
-    # ports and cables
-    "link": "link/cable",
-    "cable": "link/cable",
-    "flap": "link/cable",
-    "counters": "link/cable",
-    "health": "link/cable",
-    # the card on its bus
-    "pcie": "PCIe",
-    "temp": "PCIe",
-    "qos": "QoS",
-    "irq": "IRQ",
-    "rdma": "RDMA",
-    # InfiniBand ports (ibstat): their link, like the Ethernet ports'
-    "ib": "link/cable",
-    "perf": "performance",
-    # lossless RoCE (PFC, ECN, trust)
-    "lossless": "lossless",
-    "pfc": "lossless",
-    "ecn": "lossless",
-    "trust": "lossless",
-    "roce": "lossless",
-    # host network
-    "network": "network",
-    "mtu": "network",
-    "bond": "network",
-    "host": "network",
-    "dataplane": "network",
-    "ipoib": "network",
-}
-CHECK_KEYS = ("id", "target", "category", "status", "expected", "observed", "message")
+
 REDACTED = "********"
 
 
@@ -160,11 +105,6 @@ def build_report(
 
 
 # ---------------------------------------------------------------- reading order
-
-
-def category_of(check_id: str) -> str:
-    """Report category of a check id (`link.ens4.diag` -> `link/cable`); `other` if unknown."""
-    return CATEGORY_OF_PREFIX.get(str(check_id).split(".", 1)[0], "other")
 
 
 def category_summary(checks: list[dict]) -> list[dict]:

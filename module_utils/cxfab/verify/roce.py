@@ -9,8 +9,8 @@ Nothing passes unread: facts without the `roce` readings fail with "not read".
 
 from __future__ import annotations
 
+from ..common.checks import Checks
 from ..host.net.roce import UNLIMITED, pick_gid
-from .checks import Checks
 
 
 def _memlock_wanted(memlock_kb: int) -> str:
@@ -19,7 +19,7 @@ def _memlock_wanted(memlock_kb: int) -> str:
 
 def roce_checks(name: str, sc: dict, facts: dict) -> list[dict]:
     plan = sc.get("lossless")
-    out = Checks(name, "lossless")
+    out = Checks(name)
     if not plan:
         return out  # lossless_checks reports lossless.host as skipped
     roce = facts.get("roce")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ...common.addressing import AddressError, mac
+from ...common.checks import check
 from . import health_json
 from .parser import parse_running_config
 from .readerror import ReadError
@@ -290,20 +291,6 @@ def _parse_running(text: str):
     return parsed
 
 
-def _check(check_id, target, category, scope, ok, expected, observed, message=""):
-    return {
-        "id": check_id,
-        "target": target,
-        "category": category,
-        "scope": scope,
-        "status": "pass" if ok else "fail",
-        "expected": expected,
-        "observed": observed,
-        "message": message
-        or ("as intended" if ok else f"expected {expected}, observed {observed}"),
-    }
-
-
 SHOW_COMMANDS = {
     "mlag": "show mlag",
     "mlag_vip": "show mlag-vip",
@@ -402,27 +389,27 @@ def switch_checks(
     files = parsed.get("files")
     if files is None:
         checks.append(
-            _check(
+            check(
                 "config.saved",
                 name,
-                "config",
-                "local",
-                False,
+                "fail",
                 "Unsaved changes: no",
                 unavailable("files"),
+                "",
+                scope="local",
             )
         )
     else:
         unsaved = files["unsaved"]
         checks.append(
-            _check(
+            check(
                 "config.saved",
                 name,
-                "config",
-                "local",
-                unsaved is False,
+                "pass" if unsaved is False else "fail",
                 "Unsaved changes: no",
                 f"Unsaved changes: {'unknown' if unsaved is None else 'yes' if unsaved else 'no'}",
+                "",
+                scope="local",
             )
         )
 
@@ -445,7 +432,11 @@ def lossless_checks(structured, parsed, unavailable) -> list[dict]:
     checks = []
 
     def add(check_id, ok, expected, observed, message=""):
-        checks.append(_check(check_id, name, "lossless", "local", ok, expected, observed, message))
+        checks.append(
+            check(
+                check_id, name, "pass" if ok else "fail", expected, observed, message, scope="local"
+            )
+        )
 
     priority = intent["priority"]
     pfc = parsed.get("pfc")
@@ -503,28 +494,30 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
             ("mlag.ipl_state", "pair"),
             ("mlag.mpo_status", "pair"),
         ):
-            checks.append(_check(check_id, name, "mlag", scope, False, "readable", observed))
+            checks.append(check(check_id, name, "fail", "readable", observed, "", scope=scope))
     else:
         checks.append(
-            _check(
+            check(
                 "mlag.enabled",
                 name,
-                "mlag",
-                "local",
-                mlag["admin"] == "Enabled",
+                "pass" if mlag["admin"] == "Enabled" else "fail",
                 "Admin status: Enabled",
                 f"Admin status: {mlag['admin']}",
+                "",
+                scope="local",
             )
         )
         checks.append(
-            _check(
+            check(
                 "mlag.system_mac",
                 name,
-                "mlag",
-                "local",
-                mlag["system_mac"] == intent["system_mac"] and not mlag["mismatched"],
+                "pass"
+                if mlag["system_mac"] == intent["system_mac"] and not mlag["mismatched"]
+                else "fail",
                 f"System-mac: {intent['system_mac']}",
                 f"System-mac: {mlag['system_mac_raw']}",
+                "",
+                scope="local",
             )
         )
         row = next((r for r in mlag["ipls"] if r["id"] == ipl["id"]), None)
@@ -534,36 +527,36 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
             else "no IPL row"
         )
         checks.append(
-            _check(
+            check(
                 "mlag.ipl_config",
                 name,
-                "mlag",
-                "local",
-                observed_ipl == expected_ipl,
+                "pass" if observed_ipl == expected_ipl else "fail",
                 expected_ipl,
                 observed_ipl,
+                "",
+                scope="local",
             )
         )
         checks.append(
-            _check(
+            check(
                 "mlag.oper",
                 name,
-                "mlag",
-                "pair",
-                mlag["oper"] == "Up",
+                "pass" if mlag["oper"] == "Up" else "fail",
                 "Operational status: Up",
                 f"Operational status: {mlag['oper']}",
+                "",
+                scope="pair",
             )
         )
         checks.append(
-            _check(
+            check(
                 "mlag.ipl_state",
                 name,
-                "mlag",
-                "pair",
-                bool(row) and row["state"] == "Up",
+                "pass" if bool(row) and row["state"] == "Up" else "fail",
                 f"IPL {ipl['id']} Up",
                 f"IPL {ipl['id']} {row['state'] if row else 'missing'}",
+                "",
+                scope="pair",
             )
         )
         observed = (
@@ -571,66 +564,70 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
             f"Active-full {mlag['active_full']}"
         )
         checks.append(
-            _check(
+            check(
                 "mlag.mpo_status",
                 name,
-                "mlag",
-                "pair",
-                mlag["inactive"] == 0
+                "pass"
+                if mlag["inactive"] == 0
                 and mlag["active_partial"] == 0
-                and mlag["active_full"] == mpo_count,
+                and mlag["active_full"] == mpo_count
+                else "fail",
                 f"Inactive 0, Active-partial 0, Active-full {mpo_count}",
                 observed,
+                "",
+                scope="pair",
             )
         )
 
     vip = parsed.get("mlag_vip")
     if vip is None:
         checks.append(
-            _check(
+            check(
                 "mlag_vip.nodes",
                 name,
-                "mlag",
-                "pair",
-                False,
+                "fail",
                 "Active nodes: 2, one master, one standby",
                 unavailable("mlag_vip"),
+                "",
+                scope="pair",
             )
         )
         checks.append(
-            _check(
+            check(
                 "mlag_vip.address",
                 name,
-                "mlag",
-                "local",
-                False,
+                "fail",
                 f"{intent['domain']} {intent['vip']}",
                 unavailable("mlag_vip"),
+                "",
+                scope="local",
             )
         )
     else:
         states = sorted(node["state"] for node in vip["nodes"])
         ok = vip["active_nodes"] == 2 and states == ["master", "standby"]
         checks.append(
-            _check(
+            check(
                 "mlag_vip.nodes",
                 name,
-                "mlag",
-                "pair",
-                ok,
+                "pass" if ok else "fail",
                 "Active nodes: 2, one master, one standby",
                 f"Active nodes: {vip['active_nodes']}, states: {', '.join(states) or 'none'}",
+                "",
+                scope="pair",
             )
         )
         checks.append(
-            _check(
+            check(
                 "mlag_vip.address",
                 name,
-                "mlag",
-                "local",
-                vip["group"] == intent["domain"] and vip["vip"] == intent["vip"],
+                "pass"
+                if vip["group"] == intent["domain"] and vip["vip"] == intent["vip"]
+                else "fail",
                 f"{intent['domain']} {intent['vip']}",
                 f"{vip['group']} {vip['vip']}",
+                "",
+                scope="local",
             )
         )
 
@@ -639,26 +636,28 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
         check_id = f"mpo.{mpo['id']}"
         if mpos is None:
             checks.append(
-                _check(check_id, name, "mpo", "pair", False, "(U), members (P)", unavailable("mpo"))
+                check(
+                    check_id, name, "fail", "(U), members (P)", unavailable("mpo"), "", scope="pair"
+                )
             )
             continue
         row = mpos.get(mpo["id"])
         if row is None:
             checks.append(
-                _check(check_id, name, "mpo", "pair", False, f"Mpo{mpo['id']}(U)", "not listed")
+                check(check_id, name, "fail", f"Mpo{mpo['id']}(U)", "not listed", "", scope="pair")
             )
             continue
         bad = [f"Eth{port}({flag})" for port, flag in row["ports"] if flag in ("S", "D")]
         observed = f"Mpo{mpo['id']}({row['flag']})" + (f", members {' '.join(bad)}" if bad else "")
         checks.append(
-            _check(
+            check(
                 check_id,
                 name,
-                "mpo",
-                "pair",
-                row["flag"] == "U" and not bad,
+                "pass" if row["flag"] == "U" and not bad else "fail",
                 f"Mpo{mpo['id']}(U), no member (S) or (D)",
                 observed,
+                "",
+                scope="pair",
             )
         )
     return checks
@@ -672,10 +671,20 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
         if parsed is None:
             # Both checks fail: an unread state must not vanish from the report either.
             observed = unavailable("magp")
-            checks.append(_check(base + ".config", name, "gateway", "local", False,
-                                 expected_cfg, observed))  # fmt: skip
-            checks.append(_check(base + ".state", name, "gateway", "pair", False,
-                                 "Admin Enabled, State Master", observed))  # fmt: skip
+            checks.append(
+                check(base + ".config", name, "fail", expected_cfg, observed, "", scope="local")
+            )
+            checks.append(
+                check(
+                    base + ".state",
+                    name,
+                    "fail",
+                    "Admin Enabled, State Master",
+                    observed,
+                    "",
+                    scope="pair",
+                )
+            )
             continue
         inst = parsed.get(gateway["instance"])
         observed_cfg = (
@@ -684,26 +693,26 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
             else "instance missing"
         )
         checks.append(
-            _check(
+            check(
                 base + ".config",
                 name,
-                "gateway",
-                "local",
-                observed_cfg == expected_cfg,
+                "pass" if observed_cfg == expected_cfg else "fail",
                 expected_cfg,
                 observed_cfg,
+                "",
+                scope="local",
             )
         )
         state = inst["state"] if inst else "missing"
         checks.append(
-            _check(
+            check(
                 base + ".state",
                 name,
-                "gateway",
-                "pair",
-                state == "Master" and (inst or {}).get("admin") == "Enabled",
+                "pass" if state == "Master" and (inst or {}).get("admin") == "Enabled" else "fail",
                 "Admin Enabled, State Master",
                 f"Admin {(inst or {}).get('admin')}, State {state}",
+                "",
+                scope="pair",
             )
         )
     return checks
@@ -716,7 +725,7 @@ def _vrrp_local_checks(structured, parsed, unavailable) -> list[dict]:
         expected = f"address {gateway['virtual_ip']}, priority {gateway['priority']}"
         if parsed is None:
             checks.append(
-                _check(check_id, name, "gateway", "local", False, expected, unavailable("vrrp"))
+                check(check_id, name, "fail", expected, unavailable("vrrp"), "", scope="local")
             )
             continue
         inst = parsed.get((gateway["vlan"], gateway["vrid"]))
@@ -726,7 +735,15 @@ def _vrrp_local_checks(structured, parsed, unavailable) -> list[dict]:
             else "instance missing"
         )
         checks.append(
-            _check(check_id, name, "gateway", "local", observed == expected, expected, observed)
+            check(
+                check_id,
+                name,
+                "pass" if observed == expected else "fail",
+                expected,
+                observed,
+                "",
+                scope="local",
+            )
         )
     return checks
 
@@ -759,14 +776,14 @@ def pair_checks(
             and not any("mismatch" in v.lower() for v in values)
         )
         checks.append(
-            _check(
+            check(
                 "mlag.system_mac_equal",
                 pair,
-                "mlag",
-                "pair",
-                ok,
+                "pass" if ok else "fail",
                 f"System-mac {first['mlag']['system_mac']} on both peers",
                 ", ".join(f"{k}: {v}" for k, v in macs.items()),
+                "",
+                scope="pair",
             )
         )
     for gateway in first.get("vrrp") or []:
@@ -786,14 +803,14 @@ def pair_checks(
             states[switch] = inst["state"] if inst else "instance absent"
         masters = [s for s, state in states.items() if state == "Master"]
         checks.append(
-            _check(
+            check(
                 f"vrrp.{key[0]}.{key[1]}.master",
                 pair,
-                "gateway",
-                "pair",
-                len(masters) == 1 and not unread,
+                "pass" if len(masters) == 1 and not unread else "fail",
                 "exactly one Master",
                 ", ".join(f"{k}: {v}" for k, v in states.items()),
+                "",
+                scope="pair",
             )
         )
     return checks

@@ -1,0 +1,140 @@
+"""The one shape of a verification check, and the one table of report categories.
+
+Every check, whoever makes it (host, switch, workload, NIC health), is built here:
+
+    {id, target, category, status: pass|warn|fail|skip, expected, observed, message}
+
+and its category follows from the first dotted part of its id (CATEGORY_OF_PREFIX),
+so a new check id picks its category up in this one place.
+"""
+
+from __future__ import annotations
+
+STATUSES = ("pass", "warn", "fail", "skip")
+SUMMARY_KEYS = {"pass": "passed", "warn": "warned", "fail": "failed", "skip": "skipped"}
+
+# Report categories, in the order the summary lists them. The first nine are always
+# listed (a category without checks shows that nothing of it was verified).
+CATEGORIES = (
+    "switch",
+    "firmware",
+    "link/cable",
+    "PCIe",
+    "QoS",
+    "IRQ",
+    "RDMA",
+    "performance",
+    "lossless",
+    "network",
+    "other",
+)
+ALWAYS_LISTED = CATEGORIES[:9]
+# First dotted component of a check id -> report category.
+CATEGORY_OF_PREFIX = {
+    # switch pair health (cxfab_onyx_health)
+    "switch": "switch",
+    "mlag": "switch",
+    "mlag_vip": "switch",
+    "mpo": "switch",
+    "magp": "switch",
+    "vrrp": "switch",
+    "config": "switch",
+    "vlan": "switch",
+    "ipl": "switch",
+    # adapter firmware and its configuration (mlxconfig)
+    "firmware": "firmware",
+    "link_type": "firmware",
+    "nvconfig": "firmware",
+    # ports and cables
+    "link": "link/cable",
+    "cable": "link/cable",
+    "flap": "link/cable",
+    "counters": "link/cable",
+    "health": "link/cable",
+    # the card on its bus
+    "pcie": "PCIe",
+    "temp": "PCIe",
+    "qos": "QoS",
+    "irq": "IRQ",
+    "rdma": "RDMA",
+    # InfiniBand ports (ibstat): their link, like the Ethernet ports'
+    "ib": "link/cable",
+    "perf": "performance",
+    # lossless RoCE (PFC, ECN, trust)
+    "lossless": "lossless",
+    "pfc": "lossless",
+    "ecn": "lossless",
+    "trust": "lossless",
+    "roce": "lossless",
+    # host network
+    "network": "network",
+    "mtu": "network",
+    "bond": "network",
+    "host": "network",
+    "dataplane": "network",
+    "ipoib": "network",
+}
+CHECK_KEYS = ("id", "target", "category", "status", "expected", "observed", "message")
+_STATUS_RANK = {"pass": 0, "skip": 1, "warn": 2, "fail": 3}
+
+
+def category_of(check_id: str) -> str:
+    """Report category of a check id (`link.ens4.diag` -> `link/cable`); `other` if unknown."""
+    return CATEGORY_OF_PREFIX.get(str(check_id).split(".", 1)[0], "other")
+
+
+def check(check_id, target, status, expected, observed, message="", **extra) -> dict:
+    """One check. A pass says "as intended" and a fail or warn "expected ..., observed ..."
+    unless `message` says more; `extra` keys (e.g. a switch check's `scope`) ride along."""
+    if status not in STATUSES:
+        raise ValueError(f"check {check_id}: status {status!r} is not one of {STATUSES}")
+    if not message:
+        message = "as intended" if status == "pass" else ""
+        if status in ("fail", "warn"):
+            message = f"expected {expected}, observed {observed}"
+    return {
+        "id": check_id,
+        "target": target,
+        "category": category_of(check_id),
+        "status": status,
+        "expected": expected,
+        "observed": observed,
+        "message": message,
+        **extra,
+    }
+
+
+class Checks(list):
+    """Checks of one target, in the order they are made."""
+
+    def __init__(self, target: str):
+        super().__init__()
+        self.target = target
+
+    def judge(self, check_id, ok, expected, observed, message=""):
+        """Pass when `ok`; a failure's message defaults to expected vs observed."""
+        self.append(
+            check(check_id, self.target, "pass" if ok else "fail", expected, observed, message)
+        )
+
+    def fail(self, check_id, expected, observed, message=""):
+        self.judge(check_id, False, expected, observed, message)
+
+    def warn(self, check_id, expected, observed, message):
+        """Read, but not enough to judge either way: never a pass."""
+        self.append(check(check_id, self.target, "warn", expected, observed, message))
+
+    def skip(self, check_id, expected, reason):
+        """Could not be judged: the reason is the message, never a pass."""
+        self.append(check(check_id, self.target, "skip", expected, "not measured", reason))
+
+
+def merge(checks: list[dict]) -> list[dict]:
+    """One check per (id, target), keeping the worst status (fail > warn > skip > pass)."""
+    chosen: dict[tuple[str, str], dict] = {}
+    for one in checks:
+        key = (str(one["id"]), str(one["target"]))
+        current = chosen.get(key)
+        if current is None or _STATUS_RANK[one["status"]] > _STATUS_RANK[current["status"]]:
+            chosen[key] = one
+    return list(chosen.values())
