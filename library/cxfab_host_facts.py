@@ -84,12 +84,12 @@ import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.host.mlnx import ibport  # noqa: E402
+from ansible.module_utils.cxfab.host.mlnx.pcie import usable_gbps  # noqa: E402
 from ansible.module_utils.cxfab.host.net import IntentError  # noqa: E402
 from ansible.module_utils.cxfab.host.net import irq as sysirq  # noqa: E402
 from ansible.module_utils.cxfab.host.net.bondstate import parse_bonding_proc  # noqa: E402
 from ansible.module_utils.cxfab.host.net.cpulist import format_cpulist, parse_cpulist  # noqa: E402
 from ansible.module_utils.cxfab.host.net.roce import gids_on, read_memlock  # noqa: E402
-from ansible.module_utils.cxfab.verify.checks import pcie_gbps  # noqa: E402
 
 IP_MTU_DISCOVER, IP_PMTUDISC_DO = 10, 2  # <linux/in.h>: never fragment, fail on EMSGSIZE
 SMALL_PROBE = 56  # ping's default payload: tells "no path at all" from "path MTU too small"
@@ -158,7 +158,7 @@ def netdev_state(root, name):
         numa_node=node,
         node_cpus=node_cpus,
         pcie_link=f"{link_speed} x{link_width}" if link_speed and link_width else None,
-        pcie_gbps=pcie_gbps(link_speed, link_width),
+        pcie_gbps=usable_gbps(link_speed, link_width),
         irqs=irqs,
     )
     return info

@@ -16,7 +16,7 @@ import yaml
 from cxfab.host.net import lossless
 from cxfab.host.net.cpulist import parse_cpulist
 from cxfab.host.net.qos import tc_classes
-from cxfab.verify import checks
+from cxfab.verify import qos
 
 from tests.lab.vm.topology import GUESTS, REPO_ROOT
 from tests.system.deployment import Deployment
@@ -313,7 +313,7 @@ def test_lossless_roce_applied_idempotent_and_a_removed_pfc_caught(
         # PFC removed behind cxfab's back on one port: verify's check names it.
         host.run(f"mlnx_qos -i {ports[0]} --pfc=0,0,0,0,0,0,0,0")
         deployed.healthy(readback, "-e", f"@{extra}")
-        found = checks.lossless_checks(name, structured(name), json.loads(result_file.read_text()))
+        found = qos.lossless_checks(name, structured(name), json.loads(result_file.read_text()))
         by_id = {c["id"]: c for c in found}
         print("lossless checks:", json.dumps(found, indent=1))
         assert by_id[f"pfc.{ports[0]}"]["status"] == "fail", by_id

@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+from cxfab.host.mlnx.pcie import usable_gbps
 from cxfab.structured import hosts as host_structured
-from cxfab.verify import checks
+from cxfab.verify import checks, nic, perf, qos
+from cxfab.verify import host as verify_host
 
 FIRMWARE = {"version": "12.28.1002", "psid": "LNV2190110032", "image": "fw.bin", "sha256": "0" * 64}
 
@@ -181,7 +183,7 @@ def status_of(found, check_id):
 
 
 def test_healthy_host_has_no_failure_and_every_check_has_the_report_shape():
-    found = checks.host_checks("h1", structured(host_intent()), host_data())
+    found = verify_host.host_checks("h1", structured(host_intent()), host_data())
     assert found, "a configured host yields checks"
     keys = {"id", "target", "category", "status", "expected", "observed", "message"}
     assert all(set(c) == keys for c in found)
@@ -208,14 +210,14 @@ def test_healthy_host_has_no_failure_and_every_check_has_the_report_shape():
 
 
 def test_unreachable_host_fails_never_passes():
-    found = checks.host_checks("h1", structured(host_intent()), None)
+    found = verify_host.host_checks("h1", structured(host_intent()), None)
     assert [(c["id"], c["status"]) for c in found] == [("host.data", "fail")]
 
 
 def test_unreachable_during_gathering_fails():
     data = host_data()
     data["facts"] = {"unreachable": True, "msg": "Data could not be sent to remote host"}
-    found = checks.host_checks("h1", structured(host_intent()), data)
+    found = verify_host.host_checks("h1", structured(host_intent()), data)
     assert [(c["id"], c["status"], c["observed"]) for c in found] == [
         ("host.data", "fail", "host unreachable")
     ]
@@ -225,7 +227,7 @@ def test_unreachable_during_gathering_fails():
 def test_facts_module_failure_is_a_failure_with_its_message():
     data = host_data()
     data["facts"] = {"failed": True, "msg": "cxfab_host.bond.members: boom"}
-    check = by_id(checks.host_checks("h1", structured(host_intent()), data))["host.facts"]
+    check = by_id(verify_host.host_checks("h1", structured(host_intent()), data))["host.facts"]
     assert check["status"] == "fail"
     assert "boom" in check["observed"]
 
@@ -234,7 +236,7 @@ def test_facts_module_failure_is_a_failure_with_its_message():
 
 
 def test_firmware_old_version_fails_with_flash_and_running():
-    found = checks.firmware_checks(
+    found = nic.firmware_checks(
         "h1",
         [
             firmware_result(
@@ -251,7 +253,7 @@ def test_firmware_old_version_fails_with_flash_and_running():
 
 
 def test_firmware_pending_activation_fails_and_says_so():
-    found = checks.firmware_checks(
+    found = nic.firmware_checks(
         "h1", [firmware_result(running_version="12.20.1010", target_running=False)]
     )
     check = by_id(found)["firmware.cx4.version"]
@@ -260,7 +262,7 @@ def test_firmware_pending_activation_fails_and_says_so():
 
 
 def test_firmware_psid_mismatch_fails_with_observed_psid():
-    check = by_id(checks.firmware_checks("h1", [firmware_result(psid="MT_2190110032")]))[
+    check = by_id(nic.firmware_checks("h1", [firmware_result(psid="MT_2190110032")]))[
         "firmware.cx4.psid"
     ]
     assert (check["status"], check["expected"], check["observed"]) == (
@@ -277,12 +279,12 @@ def test_firmware_tool_missing_is_a_skip_other_errors_fail():
         "msg": "no tool for querying firmware: install mstflint or NVIDIA MFT",
     }
     broken = dict(missing, msg="-E- Cannot open device 0000:65:00.0")
-    assert status_of(checks.firmware_checks("h1", [missing]), "firmware.cx4.version") == "skip"
-    assert status_of(checks.firmware_checks("h1", [broken]), "firmware.cx4.psid") == "fail"
+    assert status_of(nic.firmware_checks("h1", [missing]), "firmware.cx4.version") == "skip"
+    assert status_of(nic.firmware_checks("h1", [broken]), "firmware.cx4.psid") == "fail"
 
 
 def test_firmware_skipped_loop_item_adds_nothing():
-    assert checks.firmware_checks("h1", [{"skipped": True, "item": {}}]) == []
+    assert nic.firmware_checks("h1", [{"skipped": True, "item": {}}]) == []
 
 
 @pytest.mark.parametrize(
@@ -294,7 +296,7 @@ def test_firmware_skipped_loop_item_adds_nothing():
     ],
 )
 def test_link_type(current, next_boot, status, message):
-    check = by_id(checks.link_type_checks("h1", [link_type_result(current, next_boot)]))[
+    check = by_id(nic.link_type_checks("h1", [link_type_result(current, next_boot)]))[
         "link_type.cx4.p1"
     ]
     assert check["status"] == status
@@ -308,7 +310,7 @@ def test_link_type(current, next_boot, status, message):
 def test_link_down_fails_with_operstate_and_carrier():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"].update(operstate="lowerlayerdown", carrier=0)
-    check = by_id(checks.link_checks("h1", structured(host_intent()), facts))["link.ens1f0.up"]
+    check = by_id(verify_host.link_checks("h1", structured(host_intent()), facts))["link.ens1f0.up"]
     assert check["status"] == "fail"
     assert check["observed"] == "operstate lowerlayerdown, carrier 0"
 
@@ -317,7 +319,7 @@ def test_link_speed_wrong_fails_unknown_skips_with_driver():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["speed_mbps"] = 40000
     facts["netdevs"]["ens1f1"].update(speed_mbps=None, driver="virtio_net")
-    found = by_id(checks.link_checks("h1", structured(host_intent()), facts))
+    found = by_id(verify_host.link_checks("h1", structured(host_intent()), facts))
     assert (found["link.ens1f0.speed"]["status"], found["link.ens1f0.speed"]["observed"]) == (
         "fail",
         "40 Gb/s",
@@ -330,7 +332,7 @@ def test_missing_interface_fails():
     facts = healthy_facts()
     facts["netdevs"]["ens1f1"] = {"exists": False}
     assert (
-        status_of(checks.link_checks("h1", structured(host_intent()), facts), "link.ens1f1.up")
+        status_of(verify_host.link_checks("h1", structured(host_intent()), facts), "link.ens1f1.up")
         == "fail"
     )
 
@@ -339,7 +341,7 @@ def test_mtu_mismatch_and_missing_interface_fail():
     facts = healthy_facts()
     facts["mtus"]["bond0.20"] = 1500
     del facts["mtus"]["bond0.30"]
-    found = by_id(checks.mtu_checks("h1", structured(host_intent())["network"], facts))
+    found = by_id(verify_host.mtu_checks("h1", structured(host_intent())["network"], facts))
     assert (found["mtu.bond0.20"]["status"], found["mtu.bond0.20"]["observed"]) == ("fail", "1500")
     assert found["mtu.bond0.30"]["observed"] == "missing"
     assert found["mtu.bond0"]["status"] == "pass"
@@ -375,7 +377,7 @@ def test_probe_failure_skip_and_pass():
             "ok": True,
         },
     ]
-    found = by_id(checks.probe_checks("h1", probes))
+    found = by_id(verify_host.probe_checks("h1", probes))
     assert found["a"]["status"] == "fail"
     assert found["a"]["observed"] == "no reply to 3 x 9000-byte DF packets"
     assert "9000-byte packets with DF" in found["a"]["expected"]
@@ -407,7 +409,7 @@ def test_probes_target_rack_peers_and_gateways_at_the_vlan_mtu():
 def test_egress_map_removed_fails_with_the_observed_map():
     facts = healthy_facts()
     facts["vlans"]["bond0.20"]["egress_qos_map"] = {}
-    check = by_id(checks.egress_checks("h1", structured(host_intent())["network"], facts))[
+    check = by_id(verify_host.egress_checks("h1", structured(host_intent())["network"], facts))[
         "qos.egress.bond0.20"
     ]
     assert check["status"] == "fail"
@@ -419,7 +421,7 @@ def test_egress_map_partial_fails_and_missing_vlan_fails():
     facts = healthy_facts()
     facts["vlans"]["bond0.10"]["egress_qos_map"] = {0: 1, 1: 1}
     facts["vlans"]["bond0.30"] = {"exists": False}
-    found = by_id(checks.egress_checks("h1", structured(host_intent())["network"], facts))
+    found = by_id(verify_host.egress_checks("h1", structured(host_intent())["network"], facts))
     assert found["qos.egress.bond0.10"]["observed"].startswith("0:1 1:1 2:0")
     assert found["qos.egress.bond0.30"]["observed"] == "interface missing"
     assert found["qos.egress.bond0.20"]["status"] == "pass"
@@ -428,19 +430,19 @@ def test_egress_map_partial_fails_and_missing_vlan_fails():
 def test_qos_readback_differences_fail_module_error_fails():
     result = host_data()["qos"]
     result["ports"]["ens1f1"] = {"backend": "tc", "differences_before": ["TC0 rate 0 != 1000"]}
-    found = by_id(checks.qos_readback_checks("h1", result))
+    found = by_id(qos.qos_readback_checks("h1", result))
     assert found["qos.readback.ens1f0"]["status"] == "pass"
     assert found["qos.readback.ens1f1"]["observed"] == "TC0 rate 0 != 1000"
     assert "TC0 1000 Mb/s" in found["qos.readback.ens1f1"]["expected"]
-    error = checks.qos_readback_checks("h1", {"failed": True, "msg": "bond0.10 does not exist"})
+    error = qos.qos_readback_checks("h1", {"failed": True, "msg": "bond0.10 does not exist"})
     assert (error[0]["status"], error[0]["message"]) == ("fail", "bond0.10 does not exist")
 
 
 def test_network_drift_lists_the_actions():
-    found = checks.drift_check("h1", {"actions": ["set ens1f1 up", "add 12.0.0.1/24 to bond0"]})
+    found = nic.drift_check("h1", {"actions": ["set ens1f1 up", "add 12.0.0.1/24 to bond0"]})
     assert found[0]["status"] == "fail"
     assert found[0]["observed"] == "set ens1f1 up; add 12.0.0.1/24 to bond0"
-    assert checks.drift_check("h1", {"skipped": True}) == []
+    assert nic.drift_check("h1", {"skipped": True}) == []
 
 
 # ---------------------------------------------------------------- IRQ affinity
@@ -450,7 +452,7 @@ def irq_check_of_ens1f0(irqs: list[dict]) -> dict:
     """The irq.ens1f0 check when ens1f0's MSI-X IRQs read back as `irqs`."""
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["irqs"] = irqs
-    return by_id(checks.irq_checks("h1", structured(host_intent()), facts))["irq.ens1f0"]
+    return by_id(verify_host.irq_checks("h1", structured(host_intent()), facts))["irq.ens1f0"]
 
 
 def test_irqs_on_the_far_node_fail_with_their_cpus():
@@ -488,19 +490,19 @@ def test_irq_policy_off_and_unknown_numa_node_skip():
     facts = healthy_facts()
     facts["netdevs"]["ens1f0"]["numa_node"] = -1
     host = host_intent()
-    found = by_id(checks.irq_checks("h1", structured(host), facts))
+    found = by_id(verify_host.irq_checks("h1", structured(host), facts))
     assert found["irq.ens1f0"]["status"] == "skip"
     assert "no NUMA node" in found["irq.ens1f0"]["message"]
     assert found["irq.ens1f1"]["status"] == "pass"
     off = host_intent(irq_affinity={"policy": "off"})
-    assert {c["status"] for c in checks.irq_checks("h1", structured(off), facts)} == {"skip"}
+    assert {c["status"] for c in verify_host.irq_checks("h1", structured(off), facts)} == {"skip"}
 
 
 def test_irq_cpulist_policy_and_no_irq():
     facts = healthy_facts()
     facts["netdevs"]["ens1f1"]["irqs"] = []
     host = host_intent(irq_affinity={"policy": "cpulist", "cpus": "3"})
-    found = by_id(checks.irq_checks("h1", structured(host), facts))
+    found = by_id(verify_host.irq_checks("h1", structured(host), facts))
     assert found["irq.ens1f0"]["status"] == "fail"  # IRQ 42 sits on CPU 2
     assert found["irq.ens1f1"]["observed"] == "no MSI-X IRQ found"
 
@@ -511,7 +513,7 @@ def test_irq_cpulist_policy_and_no_irq():
 def test_bond_member_cut_fails_with_mii_status():
     facts = healthy_facts()
     facts["bond"]["members"]["ens1f0"] = {"mii_status": "down", "aggregator": 2}
-    check = by_id(checks.bond_checks("h1", structured(host_intent())["network"], facts))[
+    check = by_id(verify_host.bond_checks("h1", structured(host_intent())["network"], facts))[
         "bond.bond0.ens1f0"
     ]
     assert check["status"] == "fail"
@@ -522,7 +524,7 @@ def test_bond_member_up_in_another_aggregator_fails_and_missing_member_fails():
     facts = healthy_facts()
     facts["bond"]["members"]["ens1f0"]["aggregator"] = 2
     del facts["bond"]["members"]["ens1f1"]
-    found = by_id(checks.bond_checks("h1", structured(host_intent())["network"], facts))
+    found = by_id(verify_host.bond_checks("h1", structured(host_intent())["network"], facts))
     assert found["bond.bond0.ens1f0"]["status"] == "fail"
     assert found["bond.bond0.ens1f1"]["observed"] == "not enslaved"
 
@@ -532,13 +534,14 @@ def test_bond_wrong_mode_and_missing_bond():
     facts["bond"]["mode"] = "fault-tolerance (active-backup)"
     assert (
         status_of(
-            checks.bond_checks("h1", structured(host_intent())["network"], facts), "bond.bond0.mode"
+            verify_host.bond_checks("h1", structured(host_intent())["network"], facts),
+            "bond.bond0.mode",
         )
         == "fail"
     )
     facts["bond"] = {"exists": False}
     assert (
-        checks.bond_checks("h1", structured(host_intent())["network"], facts)[0]["observed"]
+        verify_host.bond_checks("h1", structured(host_intent())["network"], facts)[0]["observed"]
         == "bond missing"
     )
 
@@ -546,12 +549,12 @@ def test_bond_wrong_mode_and_missing_bond():
 def test_rdma_device_down_or_missing_fails():
     facts = healthy_facts()
     facts["rdma"]["rxe0"]["state"] = "1: DOWN"
-    check = checks.rdma_checks("h1", structured(host_intent()), facts)[0]
+    check = verify_host.rdma_checks("h1", structured(host_intent()), facts)[0]
     assert check["status"] == "fail"
     assert check["observed"].startswith("1: DOWN")
     facts["rdma"] = {}
     assert (
-        checks.rdma_checks("h1", structured(host_intent()), facts)[0]["observed"]
+        verify_host.rdma_checks("h1", structured(host_intent()), facts)[0]["observed"]
         == "device missing"
     )
 
@@ -603,20 +606,20 @@ def qos_rows(v10=1000.0, v20=5010.0, v30=37800.0):
 
 
 def test_qos_within_tolerance_passes_and_series_is_reported():
-    found, series = checks.qos_checks({"h1": qos_rows()}, 0.1)
+    found, series = qos.qos_checks({"h1": qos_rows()}, 0.1)
     assert {c["status"] for c in found} == {"pass"}
     assert series[0] == {"target": "h1", "vlan": 10, "limit_mbps": 1000, "measured_mbps": 1000.0}
 
 
 def test_qos_limit_missed_fails_with_ratio():
-    found, _ = checks.qos_checks({"h1": qos_rows(v10=1250.0)}, 0.1)
+    found, _ = qos.qos_checks({"h1": qos_rows(v10=1250.0)}, 0.1)
     check = by_id(found)["qos.vlan10.throughput"]
     assert check["status"] == "fail"
     assert check["observed"] == "1250 Mb/s (ratio 1.250)"
 
 
 def test_qos_unlimited_vlan_must_exceed_every_limit():
-    found, _ = checks.qos_checks({"h1": qos_rows(v30=5200.0)}, 0.1)
+    found, _ = qos.qos_checks({"h1": qos_rows(v30=5200.0)}, 0.1)
     check = by_id(found)["qos.vlan30.throughput"]
     assert check["status"] == "fail"
     assert check["expected"] == "> 5500 Mb/s (above every limit)"
@@ -628,10 +631,10 @@ def test_qos_scaled_limit_is_explained_and_failure_reported():
             {"vlan": 10, "limit_mbps": 10.0, "configured_limit_mbps": 1000, "measured_mbps": 9.6}
         ]
     }
-    found, _ = checks.qos_checks({"h1": rows}, 0.1)
+    found, _ = qos.qos_checks({"h1": rows}, 0.1)
     assert found[0]["status"] == "pass"
     assert "configured 1000 Mb/s" in found[0]["expected"]
-    failed, _ = checks.qos_checks({"h1": {"failed": True, "msg": "iperf3: refused"}}, 0.1)
+    failed, _ = qos.qos_checks({"h1": {"failed": True, "msg": "iperf3: refused"}}, 0.1)
     assert (failed[0]["id"], failed[0]["status"]) == ("qos.measure", "fail")
 
 
@@ -712,7 +715,7 @@ def hardware_hosts():
 
 def test_perf_all_pass_and_series_for_the_plot():
     facts = {"h1": hardware_facts(), "h2": hardware_facts()}
-    found, series = checks.perf_checks(
+    found, series = perf.perf_checks(
         WORKLOADS, hardware_hosts(), workload_results(reference=58e9), facts
     )
     assert {c["id"]: c["status"] for c in found} == {
@@ -728,7 +731,7 @@ def test_perf_all_pass_and_series_for_the_plot():
 def test_perf_link_fraction_uses_the_pcie_ceiling():
     # Seed 000: 63.008 Gb/s of PCIe (8 GT/s x8) below a 100 Gb/s port: 90 % = 56.7 Gb/s.
     facts = {"h1": hardware_facts(), "h2": hardware_facts()}
-    found, _ = checks.perf_checks(WORKLOADS, hardware_hosts(), workload_results(), facts)
+    found, _ = perf.perf_checks(WORKLOADS, hardware_hosts(), workload_results(), facts)
     check = by_id(found)["perf.link_fraction"]
     assert check["status"] == "fail"
     assert "56.707 Gb/s" in check["expected"]
@@ -738,19 +741,19 @@ def test_perf_link_fraction_uses_the_pcie_ceiling():
 def test_perf_link_fraction_skips_on_soft_roce_and_without_facts():
     facts = {"h1": healthy_facts(), "h2": healthy_facts()}
     hosts = {"h1": host_intent(1), "h2": host_intent(2)}
-    check = by_id(checks.perf_checks(WORKLOADS, hosts, workload_results(), facts)[0])[
+    check = by_id(perf.perf_checks(WORKLOADS, hosts, workload_results(), facts)[0])[
         "perf.link_fraction"
     ]
     assert check["status"] == "skip"
     assert "soft-RoCE" in check["message"]
-    check = by_id(checks.perf_checks(WORKLOADS, hosts, workload_results(), {})[0])[
+    check = by_id(perf.perf_checks(WORKLOADS, hosts, workload_results(), {})[0])[
         "perf.link_fraction"
     ]
     assert "not gathered" in check["message"]
 
 
 def test_perf_relative_thresholds_fail_with_ratio():
-    found, _ = checks.perf_checks(
+    found, _ = perf.perf_checks(
         WORKLOADS, hardware_hosts(), workload_results(rdma=10e9, tcp=5e9), {}
     )
     rdma = by_id(found)["perf.rdma_vs_ib_write_bw.65536"]
@@ -762,7 +765,7 @@ def test_perf_relative_thresholds_fail_with_ratio():
 def test_perf_threshold_absent_is_a_skip_with_the_key():
     workloads = copy.deepcopy(WORKLOADS)
     del workloads["thresholds"]["tcp_vs_iperf3"]
-    check = by_id(checks.perf_checks(workloads, hardware_hosts(), workload_results(), {})[0])[
+    check = by_id(perf.perf_checks(workloads, hardware_hosts(), workload_results(), {})[0])[
         "perf.tcp_vs_iperf3"
     ]
     assert check["status"] == "skip"
@@ -772,14 +775,14 @@ def test_perf_threshold_absent_is_a_skip_with_the_key():
 def test_perf_checksum_mismatch_and_rcat_corruption_fail():
     rows = workload_results(sums=("c1", "c2", "c1"))
     rows[-1]["received_sha256"] = "cd"
-    found = by_id(checks.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])
+    found = by_id(perf.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])
     assert found["perf.checksum.65536"]["status"] == "fail"
     assert found["perf.checksum.65536"]["observed"] == "rdma c2, shm c1, tcp c1"
     assert found["perf.rcat.sha256"]["observed"] == "received cd"
 
 
 def test_perf_no_result_fails_with_the_run_error():
-    found, _ = checks.perf_checks(WORKLOADS, hardware_hosts(), [], {}, "ib_write_bw: timeout")
+    found, _ = perf.perf_checks(WORKLOADS, hardware_hosts(), [], {}, "ib_write_bw: timeout")
     assert [(c["id"], c["status"], c["message"]) for c in found] == [
         ("perf.results", "fail", "ib_write_bw: timeout")
     ]
@@ -787,9 +790,7 @@ def test_perf_no_result_fails_with_the_run_error():
 
 def test_perf_missing_reference_fails():
     rows = [r for r in workload_results() if r["tool"] != "iperf3"]
-    check = by_id(checks.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])[
-        "perf.tcp_vs_iperf3"
-    ]
+    check = by_id(perf.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])["perf.tcp_vs_iperf3"]
     assert (check["status"], check["observed"]) == ("fail", "iperf3: no result")
 
 
@@ -798,9 +799,7 @@ def test_perf_reference_that_averaged_zero_says_so():
     for row in rows:
         if row["tool"] == "iperf3":
             row["bits_per_second"] = 0.0
-    check = by_id(checks.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])[
-        "perf.tcp_vs_iperf3"
-    ]
+    check = by_id(perf.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])["perf.tcp_vs_iperf3"]
     assert (check["status"], check["observed"]) == ("fail", "iperf3: averaged 0 b/s")
 
 
@@ -808,9 +807,7 @@ def test_perf_failed_run_shows_its_recorded_reason():
     rows = [r for r in workload_results() if r["tool"] != "iperf3"]
     reason = "Run the client: iperf3: unable to connect to server: Connection refused"
     rows.append({"pair": "p", "tool": "iperf3", "transport": "tcp", "error": reason})
-    check = by_id(checks.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])[
-        "perf.tcp_vs_iperf3"
-    ]
+    check = by_id(perf.perf_checks(WORKLOADS, hardware_hosts(), rows, {})[0])["perf.tcp_vs_iperf3"]
     assert (check["status"], check["observed"]) == ("fail", f"iperf3: {reason}")
 
 
@@ -828,7 +825,7 @@ def test_perf_failed_run_shows_its_recorded_reason():
     ],
 )
 def test_pcie_gbps(speed, width, gbps):
-    assert checks.pcie_gbps(speed, width) == gbps
+    assert usable_gbps(speed, width) == gbps
 
 
 @pytest.mark.parametrize(
@@ -836,7 +833,7 @@ def test_pcie_gbps(speed, width, gbps):
     [("100 Gb/sec (4X EDR)", 100.0), ("2.5 Gb/sec (1X SDR)", 2.5), ("", None), ("fast", None)],
 )
 def test_rdma_rate(text, gbps):
-    assert checks.rdma_rate_gbps(text) == gbps
+    assert perf.rdma_rate_gbps(text) == gbps
 
 
 def test_all_checks_only_sections_that_ran():
@@ -883,7 +880,7 @@ def qos_result(trust="dscp", pfc=None, knobs=None):
 
 
 def lossless_by_id(result, plan=LOSSLESS):
-    return {c["id"]: c for c in checks.lossless_checks("h1", {"lossless": plan}, result)}
+    return {c["id"]: c for c in qos.lossless_checks("h1", {"lossless": plan}, result)}
 
 
 def test_lossless_host_checks_pass_on_what_was_read():
@@ -951,7 +948,7 @@ def nic_state_reading(**firmware) -> dict:
 def test_one_nic_state_reading_gives_the_firmware_and_port_checks():
     data = host_data(nic_state=nic_state_reading(running_version="12.23.1020",
                                                  target_running=False))  # fmt: skip
-    found = by_id(checks.host_checks("h1", structured(host_intent()), data))
+    found = by_id(verify_host.host_checks("h1", structured(host_intent()), data))
     assert found["firmware.cx4.version"]["status"] == "fail"
     assert found["firmware.cx4.version"]["observed"] == "flash 12.28.1002, running 12.23.1020"
     assert found["link_type.cx4.p1"]["status"] == "pass"
@@ -959,9 +956,11 @@ def test_one_nic_state_reading_gives_the_firmware_and_port_checks():
 
 def test_a_nic_state_reading_that_failed_fails_every_nic_check_with_its_message():
     failed = {"failed": True, "msg": "cannot query the firmware of 0000:65:00.0: rc 3"}
-    found = by_id(checks.host_checks("h1", structured(host_intent()), host_data(nic_state=failed)))
+    found = by_id(
+        verify_host.host_checks("h1", structured(host_intent()), host_data(nic_state=failed))
+    )
     assert found["firmware.cx4.version"]["observed"] == "unreadable"
     assert "rc 3" in found["firmware.cx4.version"]["message"]
     assert found["link_type.cx4.p1"]["status"] == "fail"
-    missing = checks.nic_state_results(structured(host_intent()), {"changed": False, "nics": []})
+    missing = nic.nic_state_results(structured(host_intent()), {"changed": False, "nics": []})
     assert all(r["failed"] for r in missing[0] + missing[1])

@@ -10,7 +10,7 @@ from cxfab.host.net.measure import (
     settled,
     verdicts,
 )
-from cxfab.verify import checks
+from cxfab.verify import qos
 
 # The lab's intent at 1/200: 5 and 25 Mb/s, VLAN 30 unlimited.
 LAB = [
@@ -101,7 +101,7 @@ def test_without_an_unlimited_vlan_a_low_reading_fails_closed():
 def test_verify_reports_an_inconclusive_vlan_as_a_warning_with_its_readings():
     rounds = [{10: 4.9, 20: 22.0, 30: 21.0}, {10: 5.0, 20: 21.5, 30: 20.0}]
     measured = {"results": verdicts(rounds, LAB, 0.1)}
-    found, _series = checks.qos_checks({"lab-host1": measured}, 0.1)
+    found, _series = qos.qos_checks({"lab-host1": measured}, 0.1)
     check = {c["id"]: c for c in found}["qos.vlan20.throughput"]
     assert check["status"] == "warn"
     assert check["observed"] == "22 Mb/s (ratio 0.880); readings 22, 21.5 Mb/s"
@@ -110,6 +110,6 @@ def test_verify_reports_an_inconclusive_vlan_as_a_warning_with_its_readings():
 
 def test_verify_fails_a_wrong_limit_with_the_measurement_s_evidence():
     measured = {"results": verdicts([{10: 5.0, 20: 20.1, 30: 29.8}] * 3, LAB, 0.1)}
-    found, _series = checks.qos_checks({"lab-host1": measured}, 0.1)
+    found, _series = qos.qos_checks({"lab-host1": measured}, 0.1)
     check = {c["id"]: c for c in found}["qos.vlan20.throughput"]
     assert check["status"] == "fail" and "the path had room" in check["message"]

@@ -46,6 +46,14 @@ def gbps(speed_gts: float, width: int) -> float:
     return LANE_MBPS[speed_gts] * width / 1000.0
 
 
+def usable_gbps(speed_text, width) -> float | None:
+    """sysfs `current_link_speed` x `current_link_width` -> usable Gb/s; None if unreadable."""
+    try:
+        return gbps(parse_speed(str(speed_text)), parse_width(str(width)))
+    except PcieReadError:
+        return None
+
+
 def describe(speed_gts: float, width: int) -> str:
     """`8 GT/s x8 (63.008 Gb/s)`."""
     return f"{speed_gts:g} GT/s x{width} ({gbps(speed_gts, width):.3f} Gb/s)"
