@@ -1,32 +1,18 @@
-"""library/cxfab_host_facts.py against a fake /sys and /proc tree (virtio and ConnectX layouts)."""
+"""Host readings (host/facts.py) against a fake /sys and /proc tree (virtio, ConnectX)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
-import sys
 from pathlib import Path
 
-import cxfab
 import pytest
+from cxfab.host import facts as host_facts
+from cxfab.host.net.dfping import df_ping
 from cxfab.structured.hosts import sections
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def _load_module():
-    # The module imports ansible.module_utils.cxfab.*: serve it from the repo's package.
-    sys.modules.setdefault("ansible.module_utils.cxfab", cxfab)
-    spec = importlib.util.spec_from_file_location(
-        "cxfab_host_facts", REPO / "library" / "cxfab_host_facts.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-facts_module = _load_module()
 
 VLAN_PROC = """bond0.20  VID: 20\t REORDER_HDR: 1  dev->priv_flags: 1021
          total frames received            0
@@ -135,7 +121,7 @@ HOST = {
 
 
 def gather(root, host=HOST):
-    return facts_module.gather({"root": str(root), "structured": sections(host)})
+    return host_facts.gather(host_facts.Host(str(root), sections(host)))
 
 
 def test_virtio_child_resolves_to_its_pci_parent(tree):
@@ -187,7 +173,7 @@ def test_missing_interface_and_bond(tree):
 
 def test_vlan_proc_without_egress_map():
     text = VLAN_PROC.replace(" EGRESS priority mappings: 0:3 1:3 2:3 3:3 4:3 5:3 6:3 7:3", "")
-    assert facts_module.parse_vlan_proc(text + " EGRESS priority mappings: \n") == {
+    assert host_facts.parse_vlan_proc(text + " EGRESS priority mappings: \n") == {
         "vlan_id": 20,
         "egress_qos_map": {},
     }
@@ -199,8 +185,8 @@ def test_df_ping_loopback_reply_and_too_big():
         socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close()
     except OSError as exc:
         pytest.skip(f"raw sockets not permitted here: {exc}")
-    assert facts_module.df_ping("127.0.0.1", 1472, "lo", 2, 1.0) == {"ok": True, "error": ""}
-    too_big = facts_module.df_ping("127.0.0.1", 70000, "lo", 1, 0.5)
+    assert df_ping("127.0.0.1", 1472, "lo", 2, 1.0) == {"ok": True, "error": ""}
+    too_big = df_ping("127.0.0.1", 70000, "lo", 1, 0.5)
     assert too_big["ok"] is False
     assert too_big["error"]
 
@@ -210,7 +196,7 @@ def test_df_ping_on_a_missing_interface_says_so():
         socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close()
     except OSError as exc:
         pytest.skip(f"raw sockets not permitted here: {exc}")
-    result = facts_module.df_ping("127.0.0.1", 100, "nosuchif0", 1, 0.5)
+    result = df_ping("127.0.0.1", 100, "nosuchif0", 1, 0.5)
     assert result["ok"] is False
     assert result["error"].startswith("cannot send on nosuchif0")
 
@@ -224,8 +210,36 @@ def test_lossless_host_reads_the_gids_of_its_roce_vlans_and_memlock(tree):
     (limits / "90-cxfab-rdma.conf").write_text("* - memlock unlimited\n")
     structured = sections(HOST)
     structured["lossless"] = {"roce": {"vlans": [20, 30], "gid_type": "RoCE v2"}}
-    facts = facts_module.gather({"root": str(tree), "structured": structured})
+    facts = host_facts.gather(host_facts.Host(str(tree), structured))
     assert [e["index"] for e in facts["roce"]["gids"]["bond0.20"]] == [2, 3]
     assert facts["roce"]["gids"]["bond0.30"] == []
     assert facts["roce"]["memlock"]["soft"]["value"] == "unlimited"
     assert "roce" not in gather(tree)  # lossless off: nothing read
+
+
+def test_a_reading_is_one_function_and_one_row(tmp_path):
+    """A new reading plugs into the list; one that does not apply leaves its key out."""
+    structured = sections(HOST)
+
+    def read_hostname(host, facts):
+        return "h1" if facts["netdevs"] else None
+
+    def read_nothing(host, facts):
+        return None
+
+    readings = (
+        *host_facts.READINGS[:1],
+        ("hostname", read_hostname),
+        ("nothing", read_nothing),
+    )
+    found = host_facts.gather(host_facts.Host(str(tmp_path), structured), readings)
+    assert found["hostname"] == "h1" and "nothing" not in found
+    assert set(found) == {"netdevs", "hostname"}
+
+
+def test_a_mistyped_ibstat_path_stops_the_reading():
+    structured = sections(HOST)
+    structured["nics"][0]["ports"][0]["link_type"] = "ib"
+    host = host_facts.Host("/", structured, {"ibstat_path": "/no/such/ibstat"})
+    with pytest.raises(host_facts.FactsError, match="is not an executable"):
+        host_facts.read_ib(host, {})
