@@ -76,6 +76,7 @@ facts:
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.host.facts import FactsError, Host, gather  # noqa: E402
+from ansible.module_utils.cxfab.host.mlnx.runner import module_runner  # noqa: E402
 
 
 def main():
@@ -92,9 +93,7 @@ def main():
     )
     params = module.params
 
-    def run(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
-
+    run = module_runner(module)
     host = Host(params["root"], params["structured"], params, run, module.get_bin_path)
     try:
         facts = gather(host)

@@ -9,6 +9,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.host.mlnx import tools
 from ansible.module_utils.cxfab.host.mlnx.activation import ActivationError, Options, activate
 from ansible.module_utils.cxfab.host.mlnx.firmware import toolset_from_params
+from ansible.module_utils.cxfab.host.mlnx.runner import module_runner
 
 DOCUMENTATION = r"""
 module: cxfab_nic_activate
@@ -129,8 +130,7 @@ def main() -> None:
     except tools.ToolNotFound as exc:
         module.fail_json(msg=str(exc))
 
-    def runner(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+    runner = module_runner(module)
 
     options = Options(
         use_fwreset=p["use_fwreset"],

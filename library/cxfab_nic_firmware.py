@@ -11,6 +11,7 @@ from ansible.module_utils.cxfab.host.mlnx.firmware import (
     roll_out,
     toolset_from_params,
 )
+from ansible.module_utils.cxfab.host.mlnx.runner import module_runner
 
 DOCUMENTATION = r"""
 module: cxfab_nic_firmware
@@ -137,8 +138,7 @@ def main() -> None:
     except tools.ToolNotFound as exc:
         module.fail_json(msg=str(exc))
 
-    def runner(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+    runner = module_runner(module)
 
     request = FirmwareRequest(
         device=params["device"],

@@ -75,6 +75,7 @@ from ansible.module_utils.cxfab.host.mlnx.health import (  # noqa: E402
     find_tools,
     gather,
 )
+from ansible.module_utils.cxfab.host.mlnx.runner import module_runner  # noqa: E402
 
 _OPTIONS = {
     "link": "link_path",
@@ -106,8 +107,7 @@ def main() -> None:
         if configured[role] and not found[role]:
             module.fail_json(msg=f"{option}: {configured[role]!r} is not an executable or in PATH")
 
-    def runner(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+    runner = module_runner(module)
 
     try:
         health = gather(

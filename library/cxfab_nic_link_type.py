@@ -11,6 +11,7 @@ from ansible.module_utils.cxfab.host.mlnx.port_config import (
     configure_ports,
     requests_from_inventory,
 )
+from ansible.module_utils.cxfab.host.mlnx.runner import module_runner
 
 DOCUMENTATION = r"""
 module: cxfab_nic_link_type
@@ -113,8 +114,7 @@ def main() -> None:
         module.fail_json(msg=str(exc))
     fwreset = tools.find_optional(params["fwreset_path"], tools.FWRESET_CANDIDATES, find)
 
-    def runner(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+    runner = module_runner(module)
 
     try:
         requests = requests_from_inventory(params["ports"])

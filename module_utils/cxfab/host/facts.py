@@ -20,6 +20,7 @@ from .mlnx import ibport
 from .mlnx.pcie import usable_gbps
 from .net import IntentError
 from .net import irq as sysirq
+from .net import read_text as _read
 from .net.bondstate import parse_bonding_proc
 from .net.cpulist import format_cpulist, parse_cpulist
 from .net.dfping import df_ping
@@ -47,14 +48,6 @@ class Host:
 
 def _path(root, *parts):
     return os.path.join(root, *(p.lstrip("/") for p in parts))
-
-
-def _read(path, default=None):
-    try:
-        with open(path, encoding="ascii", errors="replace") as handle:
-            return handle.read().strip()
-    except OSError:
-        return default
 
 
 def _int(text):

@@ -20,6 +20,7 @@ import glob
 import os
 import re
 
+from ..net import read_text as _read
 from . import tools
 from .mlxcables import MlxcablesParseError, parse_mlxcables
 from .mlxlink import LinkReport, MlxlinkParseError, parse_mlxlink
@@ -68,14 +69,6 @@ def pinned_parameters(nic: dict, where: str) -> dict[str, str]:
             value = "True" if value else "False"
         pins[str(name)] = str(value)
     return pins
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="ascii", errors="replace") as handle:
-            return handle.read().strip()
-    except OSError:
-        return None
 
 
 def _failure(argv: list[str], rc: int, out: str, err: str) -> str:

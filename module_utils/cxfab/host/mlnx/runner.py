@@ -23,6 +23,16 @@ class ToolFailed(RuntimeError):
         self.argv, self.rc, self.out, self.err = argv, rc, out, err
 
 
+def module_runner(module) -> Runner:
+    """The Runner of an AnsibleModule: argument lists only, in the C locale (parsers
+    read the tools' English output)."""
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
+    return run
+
+
 def run_checked(runner: Runner, argv: list[str]) -> str:
     rc, out, err = runner(argv)
     if rc != 0:

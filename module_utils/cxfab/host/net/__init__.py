@@ -13,3 +13,12 @@ class IntentError(ValueError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+def read_text(path: str, default=None):
+    """A sysfs or proc file's text, stripped; `default` when it cannot be read."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return default

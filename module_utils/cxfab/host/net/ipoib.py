@@ -28,6 +28,7 @@ import os
 import re
 
 from . import IntentError
+from . import read_text as _read
 
 ARPHRD_INFINIBAND = "32"
 MODES = ("datagram", "connected")
@@ -40,14 +41,6 @@ class IpoibError(RuntimeError):
 
 def _sys(root: str, *parts: str) -> str:
     return os.path.join(root, "sys", *parts)
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="ascii", errors="replace") as handle:
-            return handle.read().strip()
-    except OSError:
-        return None
 
 
 def port_function(pci: str, offset: int) -> str | None:

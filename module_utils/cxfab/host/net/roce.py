@@ -24,18 +24,12 @@ from __future__ import annotations
 import glob
 import os
 
+from . import read_text as _read
+
 LIMITS_CONF = "etc/security/limits.conf"
 LIMITS_DIR = "etc/security/limits.d"
 UNLIMITED = "unlimited"
 _UNLIMITED_WORDS = ("unlimited", "infinity", "-1")
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="ascii", errors="replace") as handle:
-            return handle.read().strip()
-    except OSError:
-        return None
 
 
 def gid_entries(root: str) -> list[dict]:

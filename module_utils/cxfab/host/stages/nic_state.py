@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..mlnx import tools
 from ..mlnx.firmware import toolset_from_params
 from ..mlnx.nic_state import NicStateError, read_nics
+from ..mlnx.runner import module_runner
 
 ARGUMENT_SPEC = {
     "nics": {"type": "list", "elements": "dict", "required": True},
@@ -20,8 +21,7 @@ def run(module) -> dict:
     p = module.params
     find = module.get_bin_path
 
-    def runner(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+    runner = module_runner(module)
 
     # Resolved only when a NIC needs them: a host with no pinned firmware needs no flint.
     def toolset():
