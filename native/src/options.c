@@ -141,3 +141,14 @@ void options_usage(FILE *out, const char *synopsis, const struct opt_spec *table
     }
     fprintf(out, "  %-28s %s\n", "--help", "show this text");
 }
+
+int options_main(const struct opt_spec *table, size_t count, void *cfg, int argc, char **argv,
+                 const char *synopsis)
+{
+    int rc = options_parse(table, count, cfg, argc, argv);
+    if (rc == 1) {
+        options_usage(stdout, synopsis, table, count);
+        return 0;
+    }
+    return rc == 0 ? OPTIONS_GO_ON : EXIT_USAGE;
+}

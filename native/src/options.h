@@ -33,4 +33,17 @@ struct opt_spec {
 int options_parse(const struct opt_spec *table, size_t count, void *cfg, int argc, char **argv);
 void options_usage(FILE *out, const char *synopsis, const struct opt_spec *table, size_t count);
 
+/* What every program's main() does with its table: parse argv into cfg; on
+ * --help print usage() and return 0, on a bad option return EXIT_USAGE; return
+ * OPTIONS_GO_ON when the program should run. */
+#define OPTIONS_GO_ON (-1)
+int options_main(const struct opt_spec *table, size_t count, void *cfg, int argc, char **argv,
+                 const char *synopsis);
+
+/* Rows shared by the programs that run the stencil (their struct config has isa, json
+ * and dump fields; OFF() is each program's offsetof into it). */
+#define OPT_ROW_ISA                                                                        \
+    {"isa", "NAME", OPT_CHOICE, OFF(isa), 0, 0, 0, isa_names, "stencil instruction set"}
+#define OPT_ROW_DUMP(help) {"dump", "FILE", OPT_STRING, OFF(dump), 0, 0, 0, NULL, help}
+
 #endif

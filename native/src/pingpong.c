@@ -63,11 +63,9 @@ struct config {
 
 #define OFF(field) offsetof(struct config, field)
 static const struct opt_spec options[] = {
-    {"transport", "NAME", OPT_CHOICE, OFF(transport), 0, 0, 0, transport_names,
-     "how the grid travels"},
-    {"server", "ADDR:PORT", OPT_OPTSTRING, OFF(server_addr), OFF(server), 0, 0, NULL,
-     "serve one client (default " DEFAULT_ADDR "; shm: a rendezvous name)"},
-    {"client", "ADDR:PORT", OPT_STRING, OFF(client_addr), 0, 0, 0, NULL, "connect to a server"},
+    OPT_ROWS_CONNECT("how the grid travels",
+                     "serve one client (default " DEFAULT_ADDR "; shm: a rendezvous name)",
+                     "connect to a server"),
     {"loopback", "", OPT_FLAG, OFF(loopback), 0, 0, 0, NULL,
      "run server and client here (two processes; --server picks the address)"},
     {"size", "BYTES", OPT_BYTES, OFF(size), 0, 4096, 1ull << 30, NULL,
@@ -80,14 +78,13 @@ static const struct opt_spec options[] = {
      "in-flight buffers per direction (1 = stop-and-wait)"},
     {"cpus", "LIST", OPT_STRING, OFF(cpus), 0, 0, 0, NULL,
      "pin to CPUs, e.g. 0,1 (loopback: client on the first, server on the second)"},
-    {"isa", "NAME", OPT_CHOICE, OFF(isa), 0, 0, 0, isa_names, "stencil instruction set"},
+    OPT_ROW_ISA,
     {"timeout", "SECONDS", OPT_UINT, OFF(timeout), 0, 1, 3600, NULL,
      "a peer silent this long is reported as gone"},
     {"tos", "BYTE", OPT_UINT, OFF(tos), 0, 0, 255, NULL,
      "rdma client: IP ToS byte of the RoCE packets (DSCP x 4), set through RDMA-CM"},
     {"json", "", OPT_FLAG, OFF(json), 0, 0, 0, NULL, "print one JSON object instead of a table"},
-    {"dump", "FILE", OPT_STRING, OFF(dump), 0, 0, 0, NULL,
-     "client: write the final grid as raw little-endian doubles"},
+    OPT_ROW_DUMP("client: write the final grid as raw little-endian doubles"),
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
 
@@ -519,13 +516,9 @@ int main(int argc, char **argv)
                          .isa = ISA_AUTO, .server_addr = "", .tos = TOS_UNSET};
     const char *synopsis = "--transport tcp|shm|shm-zc|rdma|smc|rsocket (--server [ADDR:PORT] | --client "
                            "ADDR:PORT | --loopback) [options]";
-    int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
-    if (rc == 1) {
-        options_usage(stdout, synopsis, options, N_OPTIONS);
-        return 0;
-    }
-    if (rc != 0)
-        return EXIT_USAGE;
+    int rc = options_main(options, N_OPTIONS, &cfg, argc, argv, synopsis);
+    if (rc != OPTIONS_GO_ON)
+        return rc;
     int roles = (cfg.server && !cfg.loopback) + (cfg.client_addr != NULL) + cfg.loopback;
     if (roles != 1) {
         err_msg("choose exactly one of --server, --client, --loopback (see --help)");

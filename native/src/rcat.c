@@ -32,12 +32,9 @@ struct config {
 
 #define OFF(field) offsetof(struct config, field)
 static const struct opt_spec options[] = {
-    {"transport", "NAME", OPT_CHOICE, OFF(transport), 0, 0, 0, transport_names,
-     "how the bytes travel"},
-    {"server", "ADDR:PORT", OPT_OPTSTRING, OFF(server_addr), OFF(server), 0, 0, NULL,
-     "receive one stream and write it to stdout (default " DEFAULT_ADDR ")"},
-    {"client", "ADDR:PORT", OPT_STRING, OFF(client_addr), 0, 0, 0, NULL,
-     "send stdin to a server"},
+    OPT_ROWS_CONNECT("how the bytes travel",
+                     "receive one stream and write it to stdout (default " DEFAULT_ADDR ")",
+                     "send stdin to a server"),
     {"size", "BYTES", OPT_BYTES, OFF(size), 0, 4096, 1ull << 30, NULL, "chunk size"},
     {"pipeline", "N", OPT_UINT, OFF(pipeline), 0, 1, MAX_SLOTS, NULL,
      "chunks in flight (2 = double buffering)"},
@@ -144,13 +141,9 @@ int main(int argc, char **argv)
                          .tos = TOS_UNSET};
     const char *synopsis =
         "--transport rdma|tcp (--server [ADDR:PORT] > out | --client ADDR:PORT < in) [options]";
-    int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
-    if (rc == 1) {
-        options_usage(stdout, synopsis, options, N_OPTIONS);
-        return 0;
-    }
-    if (rc != 0)
-        return EXIT_USAGE;
+    int rc = options_main(options, N_OPTIONS, &cfg, argc, argv, synopsis);
+    if (rc != OPTIONS_GO_ON)
+        return rc;
     if (cfg.server == (cfg.client_addr != NULL)) {
         err_msg("choose exactly one of --server, --client (see --help)");
         return EXIT_USAGE;

@@ -26,12 +26,11 @@ struct config {
 static const struct opt_spec options[] = {
     {"size", "BYTES", OPT_BYTES, OFF(size), 0, 4096, 1ull << 30, NULL, "grid buffer size"},
     {"iterations", "N", OPT_UINT, OFF(iterations), 0, 1, 1000000000, NULL, "time steps"},
-    {"isa", "NAME", OPT_CHOICE, OFF(isa), 0, 0, 0, isa_names, "stencil instruction set"},
+    OPT_ROW_ISA,
     {"boundary", "", OPT_FLAG, OFF(boundary), 0, 0, 0, NULL,
      "apply pingpong's boundary step after every step (same grid as pingpong --compute)"},
     {"json", "", OPT_FLAG, OFF(json), 0, 0, 0, NULL, "print one JSON object"},
-    {"dump", "FILE", OPT_STRING, OFF(dump), 0, 0, 0, NULL,
-     "write the final grid as raw little-endian doubles"},
+    OPT_ROW_DUMP("write the final grid as raw little-endian doubles"),
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
 
@@ -39,13 +38,9 @@ int main(int argc, char **argv)
 {
     g_prog = "stencil-bench";
     struct config cfg = {.size = 4u << 20, .iterations = 50, .isa = ISA_AUTO};
-    int rc = options_parse(options, N_OPTIONS, &cfg, argc, argv);
-    if (rc == 1) {
-        options_usage(stdout, "[options]", options, N_OPTIONS);
-        return 0;
-    }
-    if (rc != 0)
-        return EXIT_USAGE;
+    int rc = options_main(options, N_OPTIONS, &cfg, argc, argv, "[options]");
+    if (rc != OPTIONS_GO_ON)
+        return rc;
     int isa = isa_resolve((enum isa)cfg.isa);
     if (isa < 0)
         return EXIT_USAGE;

@@ -75,6 +75,16 @@ enum { TRANSPORT_OK = 0, TRANSPORT_ERROR = -1, TRANSPORT_UNAVAILABLE = 1 };
 /* Names accepted by --transport, NULL-terminated. */
 extern const char *const transport_names[];
 
+/* The option rows of a program that connects a server and a client (its struct
+ * config has transport, server_addr, server and client_addr; OFF() is its offsetof),
+ * each with the program's own help text. */
+#define OPT_ROWS_CONNECT(transport_help, server_help, client_help)                          \
+    {"transport", "NAME", OPT_CHOICE, OFF(transport), 0, 0, 0, transport_names,            \
+     transport_help},                                                                      \
+        {"server", "ADDR:PORT", OPT_OPTSTRING, OFF(server_addr), OFF(server), 0, 0, NULL,  \
+         server_help},                                                                     \
+        {"client", "ADDR:PORT", OPT_STRING, OFF(client_addr), 0, 0, 0, NULL, client_help}
+
 /* Creates the named back-end. Returns TRANSPORT_UNAVAILABLE (message printed)
  * when it cannot exist on this machine (no RDMA device). */
 int transport_create(const char *name, double idle_timeout_s, struct transport **out);
