@@ -27,11 +27,8 @@ QUERY_OPTIONS = ("device", "version", "query_tool", "flint_path", "fwmanager_pat
 
 
 def sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def image_problem(path: str, expected_sha256: str) -> str | None:

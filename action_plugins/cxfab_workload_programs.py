@@ -59,11 +59,8 @@ def cannot_run_message(host: str, rc, output: str) -> str:
 
 
 def sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 class ActionModule(ActionBase):

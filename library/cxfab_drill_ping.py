@@ -9,12 +9,12 @@ short_description: Start continuous pings in the background, or collect their ou
 description:
   - C(state=started) - one C(ping -D -O -n -i <interval> -W 1 -c <duration/interval>) per
     target (each VLAN's gateway and peers, from the VLAN interface), in the background,
-    output to C(<run_dir>/<id>.txt); returns at once. A count, not a deadline (C(-w)):
+    output to C(<run_dir>/<id>.txt); returns at once. A count, not a deadline (C(-w)) -
     with a deadline iputils ping ends at the first ICMP error from the network (e.g. a
     Destination Host Unreachable while a switch fails over), the very event a drill
     provokes, and the path's figures after it would be lost.
   - C(state=collected) - waits (at most C(duration) + 30 s) until each ping has ended and
-    returns its output; with C(stop=true) it first ends them (SIGINT: ping prints its
+    returns its output; with C(stop=true) it first ends them (SIGINT - ping prints its
     summary) and waits at most 30 s. The drill's figures are computed on the controller
     (module_utils/cxfab/verify/drill.py).
 version_added: "0.2.0"

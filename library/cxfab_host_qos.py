@@ -10,7 +10,7 @@ description:
   - Reads the C(qos) section of the host's structured config and programs on
     each port the priority to traffic class map, the TSA and ETS share and the
     rate limit of every traffic class. (The VLANs' egress-qos-maps belong to the
-    VLAN interfaces: cxfab_host_network sets them over netlink and in networkd.)
+    VLAN interfaces - cxfab_host_network sets them over netlink and in networkd.)
   - Back end per port, with C(backend=auto) - C(mlnx_qos) when the tool is
     installed and answers for the port (ConnectX, DCB netlink), else iproute2
     C(dcb) when the port answers DCB queries, else a software shaper with

@@ -13,7 +13,7 @@ description:
     arguments each of those modules takes, in one process on the host.
   - Stops at the first stage that would change something; the stages after it are
     not read, because that change can alter what they would read.
-  - Changes nothing on the host. A stage that cannot be read is never settled: the
+  - Changes nothing on the host. A stage that cannot be read is never settled - the
     reading ends there with a warning naming the stage and why, and that stage runs
     in full in its turn.
 version_added: "0.3.0"

@@ -7,9 +7,9 @@ DOCUMENTATION = r"""
 module: cxfab_listening
 short_description: Wait until this host's servers listen on their TCP or RDMA-CM ports
 description:
-  - Reads the kernel's listeners until every given port listens or C(timeout) passes:
+  - Reads the kernel's listeners until every given port listens or C(timeout) passes -
     TCP ports from /proc/net/tcp and /proc/net/tcp6 (LISTEN state), RDMA-CM ports from
-    C(rdma -j resource show cm_id) (LISTEN state). Nothing connects to the servers: a
+    C(rdma -j resource show cm_id) (LISTEN state). Nothing connects to the servers - a
     one-shot server would take a probe connection for its client.
   - Returns the ports still not listening with the reason; a read that fails counts as
     not listening (fails closed), and so does a server whose process ended first (it is

@@ -59,15 +59,7 @@ options:
     description: Directory of the bonding status files.
     type: path
     default: /proc/net/bonding
-  query_tool:
-    description: Tool that reads the firmware.
-    type: str
-    choices: [auto, flint, mlxfwmanager]
-    default: auto
-  flint_path: {description: Command name or path of mstflint/flint (default auto), type: str}
-  fwmanager_path: {description: Command name or path of mlxfwmanager (default auto), type: str}
-  config_path: {description: Command name or path of mstconfig/mlxconfig (default auto), type: str}
-  sysfs_root: {description: Mount point of sysfs, type: path, default: /sys}
+extends_documentation_fragment: [cxfab_card_read]
 author: cxfab
 """
 

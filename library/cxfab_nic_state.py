@@ -16,22 +16,14 @@ description:
   - Names the NICs whose firmware (target in flash, running, PSID as pinned) and port
     protocols (Current and Next Boot as wanted) need nothing; the serial rollout skips
     them without contacting the host. A pending activation is not settled.
-  - Fails when a card cannot be read: nothing is assumed settled.
+  - Fails when a card cannot be read - nothing is assumed settled.
 options:
   nics:
     description: The host's structured NICs (pci, firmware, ports).
     type: list
     elements: dict
     required: true
-  query_tool:
-    description: Tool that reads the firmware.
-    type: str
-    choices: [auto, flint, mlxfwmanager]
-    default: auto
-  flint_path: {description: Command name or path of mstflint/flint (default auto), type: str}
-  fwmanager_path: {description: Command name or path of mlxfwmanager (default auto), type: str}
-  config_path: {description: Command name or path of mstconfig/mlxconfig (default auto), type: str}
-  sysfs_root: {description: Mount point of sysfs, type: path, default: /sys}
+extends_documentation_fragment: [cxfab_card_read]
 author: cxfab
 """
 
