@@ -15,10 +15,6 @@ description:
     them on the controller, so an unreadable output becomes a failed check naming it.
 version_added: "0.2.0"
 options:
-  targets:
-    description: The host's dataplane targets (filter C(cxfab_dataplane_targets)).
-    type: dict
-    required: true
   count:
     description: Echo requests per ping.
     type: int
@@ -35,6 +31,7 @@ options:
     description: Prefix of /proc (tests point it at a copied tree).
     type: str
     default: /
+extends_documentation_fragment: [cxfab_dataplane_targets]
 author: cxfab
 """
 

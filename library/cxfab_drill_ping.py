@@ -19,10 +19,6 @@ description:
     (module_utils/cxfab/verify/drill.py).
 version_added: "0.2.0"
 options:
-  targets:
-    description: The host's dataplane targets (filter C(cxfab_dataplane_targets)).
-    type: dict
-    required: true
   state:
     description: started or collected.
     type: str
@@ -44,6 +40,7 @@ options:
     description: With C(state=collected), end the pings now instead of waiting for C(duration).
     type: bool
     default: false
+extends_documentation_fragment: [cxfab_dataplane_targets]
 author: cxfab
 """
 

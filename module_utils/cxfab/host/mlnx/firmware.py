@@ -95,24 +95,15 @@ def toolset_from_params(params: dict, find: Callable[[str], str | None]) -> Tool
     choice = params.get("query_tool") or "auto"
     flint = pick("flint_path", tools.FLINT_CANDIDATES, "reading firmware")
     fwmanager = pick("fwmanager_path", tools.FWMANAGER_CANDIDATES, "reading firmware")
-    if choice == "flint" or (choice == "auto" and flint):
-        query_with = "flint"
-        flint = tools.resolve_tool(
-            params.get("flint_path"),
-            tools.FLINT_CANDIDATES,
-            find,
-            "querying firmware",
-            "flint_path",
-        )
+    # The querying tool is required: resolve_tool raises when it is missing.
+    query_with = "flint" if choice == "flint" or (choice == "auto" and flint) else "fwmanager"
+    option = f"{query_with}_path"
+    candidates = tools.FLINT_CANDIDATES if query_with == "flint" else tools.FWMANAGER_CANDIDATES
+    found = tools.resolve_tool(params.get(option), candidates, find, "querying firmware", option)
+    if query_with == "flint":
+        flint = found
     else:
-        query_with = "fwmanager"
-        fwmanager = tools.resolve_tool(
-            params.get("fwmanager_path"),
-            tools.FWMANAGER_CANDIDATES,
-            find,
-            "querying firmware",
-            "fwmanager_path",
-        )
+        fwmanager = found
     fwreset = tools.find_optional(params.get("fwreset_path"), tools.FWRESET_CANDIDATES, find)
     return Toolset(flint=flint, fwmanager=fwmanager, query_with=query_with, fwreset=fwreset)
 

@@ -44,9 +44,18 @@ def normalise_link_type(value: str | int) -> str:
     return name
 
 
+def action_for(in_next_boot: bool, in_current: bool) -> str:
+    """The rule: a value not in Next Boot is set (then activated); one in Next Boot
+    but not yet Current is only activated; one in both needs nothing."""
+    if not in_next_boot:
+        return ACTION_SET
+    return ACTION_NONE if in_current else ACTION_ACTIVATE
+
+
 @dataclass(frozen=True)
-class PortDecision:
-    port: int
+class ParamDecision:
+    """What the rule decided for one non-volatile parameter of a card."""
+
     param: str
     desired: str
     current: str | None
@@ -60,6 +69,13 @@ class PortDecision:
     @property
     def needs_activation(self) -> bool:
         return self.action in (ACTION_SET, ACTION_ACTIVATE)
+
+
+@dataclass(frozen=True)
+class PortDecision(ParamDecision):
+    """The decision for a port's protocol (LINK_TYPE_P<port>)."""
+
+    port: int
 
 
 def _name_of(query: NvConfigQuery, param: str, column: str) -> str | None:
@@ -88,13 +104,8 @@ def decide_port(query: NvConfigQuery, port: int, desired: str | int, device: str
         )
     current = _name_of(query, param, CURRENT)
     next_boot = _name_of(query, param, NEXT_BOOT)
-    if next_boot != wanted:
-        action = ACTION_SET
-    elif current != wanted:
-        action = ACTION_ACTIVATE
-    else:
-        action = ACTION_NONE
-    return PortDecision(port, param, wanted, current, next_boot, action)
+    action = action_for(next_boot == wanted, current == wanted)
+    return PortDecision(param, wanted, current, next_boot, action, port)
 
 
 def set_arguments(decisions: list[PortDecision]) -> list[str]:

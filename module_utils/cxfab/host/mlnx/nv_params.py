@@ -13,9 +13,8 @@ against `ETH(2)`), as `NvValue.equals` compares them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from .link_type import ACTION_ACTIVATE, ACTION_NONE, ACTION_SET
+from .link_type import ParamDecision, action_for
 from .nvconfig import CURRENT, NEXT_BOOT, NvConfigQuery, NvValue
 
 _NUMBER_RE = re.compile(r"^(?:\d+|0[xX][0-9a-fA-F]+)$")
@@ -34,23 +33,6 @@ def matches(value: NvValue | None, desired: str) -> bool:
     return value is not None and value.equals(str(desired), desired_number(desired))
 
 
-@dataclass(frozen=True)
-class ParamDecision:
-    param: str
-    desired: str
-    current: str | None
-    next_boot: str | None
-    action: str
-
-    @property
-    def needs_set(self) -> bool:
-        return self.action == ACTION_SET
-
-    @property
-    def needs_activation(self) -> bool:
-        return self.action in (ACTION_SET, ACTION_ACTIVATE)
-
-
 def decide_param(query: NvConfigQuery, param: str, desired: str, device: str) -> ParamDecision:
     if not query.has_column(CURRENT) or not query.has_column(NEXT_BOOT):
         raise NvParamError(
@@ -64,12 +46,7 @@ def decide_param(query: NvConfigQuery, param: str, desired: str, device: str) ->
             "support it; nothing was set"
         )
     current, next_boot = entry.get(CURRENT), entry.get(NEXT_BOOT)
-    if not matches(next_boot, desired):
-        action = ACTION_SET
-    elif not matches(current, desired):
-        action = ACTION_ACTIVATE
-    else:
-        action = ACTION_NONE
+    action = action_for(matches(next_boot, desired), matches(current, desired))
     return ParamDecision(
         param,
         str(desired),

@@ -171,7 +171,7 @@ def configure_ports(
     # No runtime switch for other parameters: every one set or not yet current waits.
     pending_params = [d.param for d in params if d.needs_activation]
     after = [
-        PortDecision(d.port, d.param, d.desired, d.current, d.desired, d.action) for d in decisions
+        PortDecision(d.param, d.desired, d.current, d.desired, d.action, d.port) for d in decisions
     ] + [ParamDecision(d.param, d.desired, d.current, d.desired, d.action) for d in params]
     result = {
         "changed": changed,
