@@ -346,6 +346,18 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def convert_scalar(kind: str, value: Any) -> Any:
+    """`value` coerced to the node type when that loses nothing, else unchanged."""
+    if kind == "int" and isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value.strip()):
+        return int(value)
+    if kind == "float" and isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
 def convert_types(node: dict, value: Any) -> Any:
     """A copy of `value` with scalars coerced where YAML or templating gave another type.
 
@@ -364,13 +376,6 @@ def convert_types(node: dict, value: Any) -> Any:
         if "items" not in node:
             return list(value)
         return [convert_types(node["items"], item) for item in value]
-    if kind == "int" and isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value.strip()):
-        return int(value)
-    if kind == "float" and isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
     if kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
-    return value
+    return convert_scalar(kind, value)

@@ -15,11 +15,10 @@ seconds in per-node validator objects, this walk costs a fraction.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
-from . import FORMATS
+from . import FORMATS, convert_scalar
 
 Path = tuple[Any, ...]
 Problem = tuple[Path, str]
@@ -66,18 +65,6 @@ def _is_type(kind: str, value: Any) -> bool:
     if kind == "dict":
         return isinstance(value, dict)
     return isinstance(value, list)
-
-
-def convert_scalar(kind: str, value: Any) -> Any:
-    """`value` coerced to the node type when that loses nothing, else unchanged."""
-    if kind == "int" and isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value.strip()):
-        return int(value)
-    if kind == "float" and isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _sexagesimal(number: int) -> str:
