@@ -12,7 +12,7 @@ import pytest
 from cxfab.switch.onyx.parser import parse_running_config
 from cxfab.switch.onyx.plan import Scope, make_plan
 from cxfab.switch.onyx.statements import TABLE
-from onyx_helpers import example_fabric, intended
+from onyx_helpers import every_kind_config
 
 from tests.lab.onyx.model import SwitchConfig
 from tests.lab.onyx.runcfg import render
@@ -20,21 +20,7 @@ from tests.lab.onyx.runcfg import render
 RELEASE = "3.10.2002"
 
 
-def _full_config() -> str:
-    """sw-a of the example pair with every statement kind cxfab manages."""
-    fabric = example_fabric(lossless=True)
-    for vlan in fabric["vlans"][:2]:
-        vlan["gateway"] = {
-            "mode": "vrrp",
-            "virtual_ip": vlan["gateway"]["virtual_ip"],
-            "vrrp": {"preempt": False, "advertisement_interval": 3},
-        }
-    pair = fabric["switch_pairs"][0]
-    pair["mpos"][0].update(switchport_mode="access", access_vlan=10, allowed_vlans=[])
-    return intended(fabric, "sw-a")[1]
-
-
-FULL = _full_config()
+FULL = every_kind_config()
 
 
 def _switch(text: str) -> SwitchConfig:

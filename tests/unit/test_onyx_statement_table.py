@@ -9,7 +9,7 @@ import pytest
 from cxfab.switch.onyx.parser import parse_running_config
 from cxfab.switch.onyx.plan import Scope, make_plan, only_sections
 from cxfab.switch.onyx.statements import ROWS, TABLE, Context, Row, Statement, Table, UnknownKind
-from onyx_helpers import GOLDEN, example_fabric, intended
+from onyx_helpers import GOLDEN, every_kind_config
 
 SVI = "interface vlan {key[1]}"
 # Two kinds cxfab does not manage today: an SVI description (owned by its VLAN, removed
@@ -108,23 +108,12 @@ def test_a_statement_no_row_knows_raises_in_the_planner():
         TABLE.row(("lldp",))
 
 
-def _every_kind_config() -> str:
-    fabric = example_fabric(lossless=True)
-    for vlan in fabric["vlans"][:2]:
-        vlan["gateway"] = {
-            "mode": "vrrp",
-            "virtual_ip": vlan["gateway"]["virtual_ip"],
-            "vrrp": {"preempt": False, "advertisement_interval": 3},
-        }
-    fabric["switch_pairs"][0]["mpos"][0].update(
-        switchport_mode="access", access_vlan=10, allowed_vlans=[]
-    )
-    return intended(fabric, "sw-a")[1]
+EVERY_KIND = every_kind_config()
 
 
 @pytest.mark.parametrize(
     "text",
-    [_every_kind_config(), *(path.read_text() for path in sorted(GOLDEN.glob("*/*.cfg")))],
+    [EVERY_KIND, *(path.read_text() for path in sorted(GOLDEN.glob("*/*.cfg")))],
     ids=["every-kind", *(path.name for path in sorted(GOLDEN.glob("*/*.cfg")))],
 )
 def test_every_rendered_line_is_its_rows_set_form(text):
@@ -136,13 +125,13 @@ def test_every_rendered_line_is_its_rows_set_form(text):
 
 
 def test_the_set_forms_cover_every_row():
-    parsed = parse_running_config(_every_kind_config())
+    parsed = parse_running_config(EVERY_KIND)
     assert {st.kind for st in parsed.statements.values()} == TABLE.kinds
     assert len({row.prefix for row in ROWS}) == len(ROWS)
 
 
 def test_a_set_line_reads_back_as_the_same_statement():
-    for st in parse_running_config(_every_kind_config()).statements.values():
+    for st in parse_running_config(EVERY_KIND).statements.values():
         again = parse_running_config(TABLE.set_line(st, Context(current={st.key: st})))
         assert again.get(st.key) == st.value, st.key
     bare_vip = Statement(("mlag_vip",), ("rack1", None))
