@@ -3,8 +3,8 @@
 A row says how the running-config line reads back, the line that sets it, the
 line that removes it, its rank in the teardown order, the object that owns it
 (the prune scope, plan.Scope) and its section (template group and tag). The
-parser, the planner and the lab's emulated switch all derive from TABLE; a new
-kind is one row here (plus its template line).
+parser and the planner derive everything about a kind from TABLE; a new kind
+is one row here (plus its template line).
 
 Teardown order (reference: NVIDIA MLAG pages, reversed build order):
 lossless (ECN, DSCP trust, port PFC, then the PFC priority) -> gateway (VRRP, MAGP)
@@ -199,7 +199,7 @@ ROWS: list[Row] = [
         "maximum-absolute {value[1]}",
         ETH + " no traffic-class {key[2]} congestion-control", 1, _PORT, "mlag", ids=1,
         value=lambda m: (int(m.group(2)), int(m.group(3)))),
-    Row("eth_trust", "ethernet", r"^qos trust (?i:(L2|L3|both|port))$",
+    Row("eth_trust", "ethernet", r"(?i)^qos trust (L2|L3|both|port)$",
         ETH + " qos trust {value}", ETH + " no qos trust", 2, _PORT, "mlag",
         value=lambda m: TRUST_MODES[m.group(1).lower()]),
     Row("eth_pfc", "ethernet", r"^dcb priority-flow-control mode on(?: force)?$",
