@@ -11,6 +11,9 @@ from cxfab.switch.onyx.plan import Scope, make_plan, only_sections
 from cxfab.switch.onyx.statements import ROWS, TABLE, Context, Row, Statement, Table, UnknownKind
 from onyx_helpers import GOLDEN, every_kind_config
 
+from tests.lab.onyx.model import SwitchConfig
+from tests.lab.onyx.runcfg import render
+
 SVI = "interface vlan {key[1]}"
 # Two kinds cxfab does not manage today: an SVI description (owned by its VLAN, removed
 # with its SVI) and LLDP on or off per switch (a protocol: always in scope).
@@ -136,3 +139,19 @@ def test_a_set_line_reads_back_as_the_same_statement():
         assert again.get(st.key) == st.value, st.key
     bare_vip = Statement(("mlag_vip",), ("rack1", None))
     assert TABLE.set_line(bare_vip) == "mlag-vip rack1"
+
+
+# What the emulated switch spells as a release prints it, not as cxfab sets it.
+RELEASE_SPELLINGS = {"svi_ip", "vlan_name", "mpo_description", "vrrp_no_preempt", "protocol"}
+
+
+def test_the_emulated_switch_prints_each_managed_line_as_its_row_sets_it():
+    switch = SwitchConfig(hostname="sw-a")
+    for line in EVERY_KIND.splitlines():
+        if line and not line.startswith("#"):
+            switch.apply(line)
+    parsed = parse_running_config(render(switch, "3.10.2002", expanded=True))
+    context = Context(current=parsed.statements)
+    printed = [st for st in parsed.statements.values() if st.kind not in RELEASE_SPELLINGS]
+    assert {st.kind for st in printed} == TABLE.kinds - RELEASE_SPELLINGS
+    assert [st.line for st in printed] == [TABLE.set_line(st, context) for st in printed]
