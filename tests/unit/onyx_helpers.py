@@ -51,3 +51,18 @@ def intended(fabric: dict, switch: str, prune: bool = True) -> tuple[dict, str]:
     """Structured and rendered config; a test's edits are normalised as validate.yml does."""
     sc = structured.build(cxfab_fabric.normalise(fabric), switch, prune=prune)
     return sc, render.render_config(ROLES, sc)
+
+
+def every_kind_config(switch: str = "sw-a") -> str:
+    """The intended config of `switch` with every statement kind cxfab manages: the
+    example pair, lossless, VRRP (no preempt, interval 3) on two VLANs, MPO 1 in access mode."""
+    fabric = example_fabric(lossless=True)
+    for vlan in fabric["vlans"][:2]:
+        vlan["gateway"] = {
+            "mode": "vrrp",
+            "virtual_ip": vlan["gateway"]["virtual_ip"],
+            "vrrp": {"preempt": False, "advertisement_interval": 3},
+        }
+    pair = fabric["switch_pairs"][0]
+    pair["mpos"][0].update(switchport_mode="access", access_vlan=10, allowed_vlans=[])
+    return intended(fabric, switch)[1]

@@ -2,7 +2,7 @@
 
 The planner writes removals as the flat config lines of statements.py (MAGP
 after mellanox.onyx's onyx_magp: `interface vlan N magp M no ip virtual-router
-address`; VRRP from the one, unconfirmed dialect table vrrp.py). A revert that
+address`; VRRP unconfirmed on a real switch). A revert that
 needs a line the switch refuses would stop half way, so each line is applied to
 the lab's switch model (tests/lab/onyx/model.py) and the switch must end up
 holding exactly the planned config.
@@ -11,8 +11,8 @@ holding exactly the planned config.
 import pytest
 from cxfab.switch.onyx.parser import parse_running_config
 from cxfab.switch.onyx.plan import Scope, make_plan
-from cxfab.switch.onyx.statements import KINDS, parent_key
-from onyx_helpers import example_fabric, intended
+from cxfab.switch.onyx.statements import TABLE
+from onyx_helpers import every_kind_config
 
 from tests.lab.onyx.model import SwitchConfig
 from tests.lab.onyx.runcfg import render
@@ -20,21 +20,7 @@ from tests.lab.onyx.runcfg import render
 RELEASE = "3.10.2002"
 
 
-def _full_config() -> str:
-    """sw-a of the example pair with every statement kind cxfab manages."""
-    fabric = example_fabric(lossless=True)
-    for vlan in fabric["vlans"][:2]:
-        vlan["gateway"] = {
-            "mode": "vrrp",
-            "virtual_ip": vlan["gateway"]["virtual_ip"],
-            "vrrp": {"preempt": False, "advertisement_interval": 3},
-        }
-    pair = fabric["switch_pairs"][0]
-    pair["mpos"][0].update(switchport_mode="access", access_vlan=10, allowed_vlans=[])
-    return intended(fabric, "sw-a")[1]
-
-
-FULL = _full_config()
+FULL = every_kind_config()
 
 
 def _switch(text: str) -> SwitchConfig:
@@ -55,7 +41,7 @@ def _values(parsed) -> dict:
 
 def test_the_full_config_holds_every_statement_kind():
     kinds = {st.kind for st in _running(_switch(FULL)).statements.values()}
-    assert kinds == set(KINDS), f"not exercised: {sorted(set(KINDS) - kinds)}"
+    assert kinds == TABLE.kinds, f"not exercised: {sorted(TABLE.kinds - kinds)}"
 
 
 def test_a_revert_to_a_blank_switch_is_taken_line_by_line():
@@ -74,7 +60,7 @@ _INCONSISTENT = {("svi_ip", 4000), ("mpo_mode", 2)}
 _ATTRIBUTES = [
     key
     for key in parse_running_config(FULL).statements
-    if parent_key(key) is not None and key not in _INCONSISTENT
+    if TABLE.parent_key(key) is not None and key not in _INCONSISTENT
 ]
 
 

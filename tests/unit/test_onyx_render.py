@@ -3,8 +3,8 @@
 import os
 
 import pytest
-from cxfab.switch.onyx import vrrp
 from cxfab.switch.onyx.parser import parse_running_config
+from cxfab.switch.onyx.statements import TABLE
 from onyx_helpers import GOLDEN, REPO, example_fabric, intended, inventory_fabric
 
 INVENTORIES = ["example", "lab"]
@@ -56,10 +56,12 @@ def test_the_template_renders_vrrp_exactly_as_the_one_dialect_table_sets_it():
         }
     _, text = intended(fabric, "sw-a")
     rendered = [line for line in text.splitlines() if " vrrp " in line]
-    read = [st for st in parse_running_config(text).statements.values() if st.kind in vrrp.FORMS]
-    assert rendered == [vrrp.set_line(st.kind, st.key[1], st.key[2], st.value) for st in read]
-    # Every form of the table is rendered (sw-a is the master of VLAN 1: priority 110).
-    assert {st.kind for st in read} == set(vrrp.FORMS)
+    read = [
+        st for st in parse_running_config(text).statements.values() if st.kind.startswith("vrrp")
+    ]
+    assert rendered == [TABLE.set_line(st) for st in read]
+    # Every VRRP row is rendered (sw-a is the master of VLAN 1: priority 110).
+    assert {st.kind for st in read} == {k for k in TABLE.kinds if k.startswith("vrrp")}
 
 
 def test_default_values_are_not_rendered():

@@ -10,11 +10,20 @@ Lines starting with `no` are not indented. Some per-interface lines are written
 as ranges (`interface ethernet 1/13-1/14 channel-group 100 mode active`); the
 `switchport` and VLAN membership lines never are, as on the 3.9 capture.
 The VRRP section is a best guess (no public reference exists).
+
+Every line cxfab manages is printed from its row's set form in the product's
+statement table (module_utils/cxfab/switch/onyx/statements.py), so a new row is
+printed without an edit here; only what a release prints differently from the
+set form is spelled here (`ip routing vrf default`, the SVI address per release,
+quoted names and descriptions, `no interface vlan N vrrp V preempt`), and lines
+cxfab does not manage (speed, port MTU, shutdown, descriptions of ports).
 """
 
 from __future__ import annotations
 
 import time
+
+from module_utils.cxfab.switch.onyx.statements import TABLE, Statement
 
 from .model import SwitchConfig
 
@@ -54,6 +63,18 @@ class _Lines:
             flush()
             run, suffix = [ident], text
         flush()
+
+
+def _set(*key, value=True) -> str:
+    """The line of one managed statement: its row's set form."""
+    return TABLE.set_line(Statement(tuple(key), value))
+
+
+def _suffix(*key, value=True) -> str:
+    """The set form of a per-interface statement without its `interface <kind> <id>` head."""
+    line = _set(*key, value=value)
+    kind, ident = line.split(" ")[1:3]
+    return line.removeprefix(f"interface {kind} {ident}").strip()
 
 
 def _next(kind: str, ident: str | int) -> str | int:
@@ -96,7 +117,8 @@ def render(
     sections.append(
         ("Running-config temporary prefix mode setting", ["no cli default prefix-modes enable"])
     )
-    sections.append(("MLAG protocol", ["protocol mlag"] if "mlag" in cfg.protocols else []))
+    mlag = [_set("protocol", "mlag")] if "mlag" in cfg.protocols else []
+    sections.append(("MLAG protocol", mlag))
     sections.append(("Interface Ethernet configuration", _interfaces(cfg, compress)))
     sections.append(("LAG configuration", _lag(cfg, compress)))
     sections.append(("VLAN configuration", _vlans(cfg)))
@@ -132,28 +154,31 @@ def _interfaces(cfg: SwitchConfig, compress: bool) -> list[str]:
     eths = sorted(cfg.ethernets.values(), key=lambda e: _eth_key(e.name))
     mpos = sorted(cfg.mpos.values(), key=lambda m: m.id)
     pos = sorted(cfg.port_channels.values(), key=lambda p: p.id)
-    lines.add("mlag-port-channel", [(m.id, "") for m in mpos])
-    lines.add("port-channel", [(p.id, "") for p in pos])
+    lines.add("mlag-port-channel", [(m.id, _suffix("mpo", m.id)) for m in mpos])
+    lines.add("port-channel", [(p.id, _suffix("po", p.id)) for p in pos])
     lines.add("ethernet", [(e.name, f"speed {e.speed} force") for e in eths if e.speed])
     lines.add("ethernet", [(e.name, f"mtu {e.mtu} force") for e in eths if e.mtu != 1500])
     # Lossless RoCE: trust and ECN per port (placement in this section is a best guess).
-    lines.add("ethernet", [(e.name, f"qos trust {e.trust}") for e in eths if e.trust != "L2"])
+    trust = [(e.name, _suffix("eth_trust", e.name, value=e.trust)) for e in eths if e.trust != "L2"]
+    lines.add("ethernet", trust)
     ecn = [
-        (e.name, f"traffic-class {tc} congestion-control ecn minimum-absolute {low} "
-         f"maximum-absolute {high}")
+        (e.name, _suffix("eth_ecn", e.name, tc, value=marks))
         for e in eths
-        for tc, (low, high) in sorted(e.ecn.items())
-    ]  # fmt: skip
+        for tc, marks in sorted(e.ecn.items())
+    ]
     lines.add("ethernet", ecn)
-    lines.add("port-channel", [(p.id, f"mtu {p.mtu} force") for p in pos if p.mtu != 1500])
-    lines.add("mlag-port-channel", [(m.id, f"mtu {m.mtu} force") for m in mpos if m.mtu != 1500])
+    po_mtu = [(p.id, _suffix("po_mtu", p.id, value=p.mtu)) for p in pos if p.mtu != 1500]
+    lines.add("port-channel", po_mtu)
+    mpo_mtu = [(m.id, _suffix("mpo_mtu", m.id, value=m.mtu)) for m in mpos if m.mtu != 1500]
+    lines.add("mlag-port-channel", mpo_mtu)
     members = []
     for eth in eths:
         if eth.member:
-            word = "channel-group" if eth.member.kind == "port-channel" else "mlag-channel-group"
-            members.append((eth.name, f"{word} {eth.member.group} mode {eth.member.mode}"))
+            member = (eth.member.kind, eth.member.group, eth.member.mode)
+            members.append((eth.name, _suffix("eth_channel", eth.name, value=member)))
     lines.add("ethernet", members)
     for kind, lags in (("mlag-port-channel", mpos), ("port-channel", pos)):
+        # cxfab manages the MPOs' switchport mode; the IPL port-channel's is the switch's.
         modes = [(x.id, f"switchport mode {x.switchport.mode}") for x in lags]
         lines.add(
             kind,
@@ -173,14 +198,15 @@ def _interfaces(cfg: SwitchConfig, compress: bool) -> list[str]:
         )
     lines.add("ethernet", [(e.name, "shutdown") for e in eths if e.shutdown])
     lines.add("port-channel", [(p.id, "shutdown") for p in pos if p.shutdown])
-    lines.add("mlag-port-channel", [(m.id, "no shutdown") for m in mpos if not m.shutdown])
+    enabled = [(m.id, _suffix("mpo_enabled", m.id)) for m in mpos if not m.shutdown]
+    lines.add("mlag-port-channel", enabled)
     return lines.out
 
 
 def _lag(cfg: SwitchConfig, compress: bool) -> list[str]:
     lines = _Lines(compress)
     if cfg.lacp:
-        lines.out.append("lacp")
+        lines.out.append(_set("protocol", "lacp"))
     mpos = sorted(cfg.mpos.values(), key=lambda m: m.id)
     lines.add(
         "mlag-port-channel",
@@ -190,7 +216,8 @@ def _lag(cfg: SwitchConfig, compress: bool) -> list[str]:
 
 
 def _vlans(cfg: SwitchConfig) -> list[str]:
-    out = [f"vlan {vlan}" for vlan in sorted(cfg.vlans) if vlan != 1]
+    out = [_set("vlan", vlan) for vlan in sorted(cfg.vlans) if vlan != 1]
+    # Names print quoted, spaces or not (the set form quotes only names with spaces).
     out += [f'vlan {vlan} name "{name}"' for vlan, name in sorted(cfg.vlans.items()) if name]
     lags = [("port-channel", p) for p in sorted(cfg.port_channels.values(), key=lambda p: p.id)]
     lags += [("mlag-port-channel", m) for m in sorted(cfg.mpos.values(), key=lambda m: m.id)]
@@ -208,9 +235,9 @@ def _vlans(cfg: SwitchConfig) -> list[str]:
 def _l3(cfg: SwitchConfig, new: bool) -> list[str]:
     out = ["ip routing vrf default"] if cfg.ip_routing else []
     svis = [cfg.svis[v] for v in sorted(cfg.svis)]
-    out += [f"interface vlan {s.vlan}" for s in svis]
+    out += [_set("svi", s.vlan) for s in svis]
     out += [f"interface vlan {s.vlan} ip address {_svi_ip(s, new)}" for s in svis if s.ip]
-    out += [f"interface vlan {s.vlan} mtu {s.mtu}" for s in svis if s.mtu != 1500]
+    out += [_set("svi_mtu", s.vlan, value=s.mtu) for s in svis if s.mtu != 1500]
     out += [f"interface vlan {s.vlan} shutdown" for s in svis if s.shutdown]
     return out
 
@@ -218,47 +245,41 @@ def _l3(cfg: SwitchConfig, new: bool) -> list[str]:
 def _pfc(cfg: SwitchConfig, compress: bool) -> list[str]:
     lines = _Lines(compress)
     if cfg.pfc_global:
-        lines.out.append("dcb priority-flow-control enable force")
-    lines.out += [
-        f"dcb priority-flow-control priority {p} enable" for p in sorted(cfg.pfc_priorities)
-    ]
+        lines.out.append(_set("protocol", "dcb pfc"))
+    lines.out += [_set("pfc_priority", p) for p in sorted(cfg.pfc_priorities)]
     eths = sorted(cfg.ethernets.values(), key=lambda e: _eth_key(e.name))
-    lines.add(
-        "ethernet", [(e.name, "dcb priority-flow-control mode on force") for e in eths if e.pfc]
-    )
+    lines.add("ethernet", [(e.name, _suffix("eth_pfc", e.name)) for e in eths if e.pfc])
     pos = sorted(cfg.port_channels.values(), key=lambda p: p.id)
-    lines.add(
-        "port-channel", [(p.id, "dcb priority-flow-control mode on force") for p in pos if p.pfc]
-    )
+    lines.add("port-channel", [(p.id, _suffix("po_pfc", p.id)) for p in pos if p.pfc])
     return lines.out
 
 
 def _magp(cfg: SwitchConfig) -> list[str]:
-    out = ["protocol magp"] if "magp" in cfg.protocols else []
+    out = [_set("protocol", "magp")] if "magp" in cfg.protocols else []
     for vlan in sorted(cfg.svis):
         for inst in sorted(cfg.svis[vlan].magp.values(), key=lambda m: m.id):
-            base = f"interface vlan {vlan} magp {inst.id}"
-            out.append(base)
+            out.append(_set("magp", vlan, inst.id))
             if inst.address:
-                out.append(f"{base} ip virtual-router address {inst.address}")
+                out.append(_set("magp_vip", vlan, inst.id, value=inst.address))
             if inst.mac:
-                out.append(f"{base} ip virtual-router mac-address {inst.mac}")
+                out.append(_set("magp_vmac", vlan, inst.id, value=inst.mac))
     return out
 
 
 def _vrrp(cfg: SwitchConfig) -> list[str]:
-    out = ["protocol vrrp"] if "vrrp" in cfg.protocols else []
+    out = [_set("protocol", "vrrp")] if "vrrp" in cfg.protocols else []
     for vlan in sorted(cfg.svis):
         for inst in sorted(cfg.svis[vlan].vrrp.values(), key=lambda v: v.vrid):
-            base = f"interface vlan {vlan} vrrp {inst.vrid}"
+            base = _set("vrrp", vlan, inst.vrid)
             out.append(base)
             if inst.address:
-                out.append(f"{base} address {inst.address}")
+                out.append(_set("vrrp_address", vlan, inst.vrid, value=inst.address))
             if inst.priority != 100:
-                out.append(f"{base} priority {inst.priority}")
+                out.append(_set("vrrp_priority", vlan, inst.vrid, value=inst.priority))
             if inst.advertisement_interval != 1:
-                out.append(f"{base} advertisement-interval {inst.advertisement_interval}")
-            if not inst.preempt:
+                interval = inst.advertisement_interval
+                out.append(_set("vrrp_interval", vlan, inst.vrid, value=interval))
+            if not inst.preempt:  # printed as a negation of the whole line
                 out.append(f"no {base} preempt")
             if inst.shutdown:
                 out.append(f"{base} shutdown")
@@ -271,20 +292,18 @@ def _mlag(cfg: SwitchConfig) -> list[str]:
     out = []
     if cfg.vip:
         domain, address, prefix = cfg.vip
-        out.append(f"mlag-vip {domain} ip {address} /{prefix} force")
+        out.append(_set("mlag_vip", value=(domain, f"{address}/{prefix}")))
     if not cfg.mlag_shutdown:
-        out.append("no mlag shutdown")
+        out.append(_set("mlag_enabled"))
     if cfg.system_mac:
-        out.append(f"mlag system-mac {cfg.system_mac}")
+        out.append(_set("mlag_system_mac", value=cfg.system_mac))
     for po in sorted(cfg.port_channels.values(), key=lambda p: p.id):
         if po.ipl is not None:
-            out.append(f"interface port-channel {po.id} ipl {po.ipl}")
+            out.append(_set("po_ipl", po.id, value=po.ipl))
     for vlan in sorted(cfg.svis):
         svi = cfg.svis[vlan]
         if svi.ipl_peer:
-            out.append(
-                f"interface vlan {vlan} ipl {svi.ipl_peer[0]} peer-address {svi.ipl_peer[1]}"
-            )
+            out.append(_set("svi_ipl_peer", vlan, value=svi.ipl_peer))
     return out
 
 

@@ -4,7 +4,10 @@ Modules:
     version     release strings compared numerically
     addressing  IPv4/MAC/port/range normalisation shared by the parser and the builder
     structured  fabric document -> per-switch structured config
-    statements  the CLI statements cxfab manages: identity, removal form, order
+    statements  the statement table: one row per Onyx statement kind cxfab manages
+                (read pattern, set and remove lines, rank, owner, section)
+    table       the table's machinery (Row, Table, Statement); the parser and the
+                planner ask it, an unknown kind, owner or section raises
     parser      running-config text -> statements
     plan        intended vs current statements -> ordered lines to send
     render      structured config -> intended config text (the roles' templates)

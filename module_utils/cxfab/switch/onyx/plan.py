@@ -1,7 +1,10 @@
 """Intended vs current statements -> the lines to send, in a safe order.
 
 - Only missing or different statements are sent; equal ones never are.
-- Removals go first, in teardown order (statements.removal_rank); a removal
+- Everything about a kind (removal line, rank, parent, owner, section) comes
+  from its row in the statement table (statements.py); a planner call can be
+  given another table (`table=`).
+- Removals go first, in teardown order (the rows' ranks); a removal
   implied by its parent's removal is not sent (no `no vlan 30 name` when
   `no vlan 30` is sent).
 - Additions follow in the order of the intended config, which the assembler
@@ -9,8 +12,9 @@
 - A value that cannot be overwritten (LACP mode of a member port) is removed
   and added again.
 - Scope: a current statement the intent does not have is removed only when
-  its owner object is managed (Scope.manages); protocols MLAG/MAGP/VRRP are
-  switched off only when no statement of theirs is left.
+  its owner object is managed (Scope.manages: one rule per owner, an unknown
+  owner raises); protocols MLAG/MAGP/VRRP are switched off only when no
+  statement of theirs is left (their rows' `held_by`).
 - Unmanaged lines protect their object: a VLAN, SVI or MPO that still carries
   a line cxfab does not parse (OSPF, an ACL, anything unknown) is not removed
   or stripped; the plan names it in `warnings` and goes on.
@@ -25,21 +29,10 @@ from dataclasses import dataclass, field, replace
 
 from ...common.addressing import AddressError, expand_ids, natural_key
 from .parser import ParsedConfig
-from .statements import (
-    Context,
-    Statement,
-    needs_replace,
-    owner,
-    parent_key,
-    removal_line,
-    removal_rank,
-)
+from .statements import TABLE, Context, Statement, Table
+from .table import OWNERS, SECTIONS, UnknownKind
 
-_PROTOCOL_FAMILIES = {
-    "mlag": ("mlag_enabled", "mlag_vip", "mlag_system_mac", "mpo", "po_ipl", "svi_ipl_peer"),
-    "magp": ("magp",),
-    "vrrp": ("vrrp",),
-}
+__all__ = ["SECTIONS", "Plan", "Scope", "make_plan", "only_sections", "section_of"]
 
 
 @dataclass
@@ -80,26 +73,47 @@ class Scope:
         return cls(everything=True)
 
     def manages(self, owner_key: tuple, current: ParsedConfig) -> bool:
-        kind = owner_key[0]
-        if kind == "protocol" or self.everything:
+        """Whether cxfab may change or remove what `owner_key` owns; an unknown owner raises."""
+        rule = _OWNER_RULES.get(owner_key[0])
+        if rule is None:
+            raise UnknownKind(f"no scope rule for the owner {owner_key!r} (owners: {OWNERS})")
+        return self.everything or rule(self, owner_key, current)
+
+    def _protocol(self, _owner: tuple, _current: ParsedConfig) -> bool:
+        return True  # kept protocols are guarded by their rows (`kept`), the others by `held_by`
+
+    def _vlan(self, owner: tuple, _current: ParsedConfig) -> bool:
+        return self.prune or owner[1] in self.vlans
+
+    def _mpo(self, owner: tuple, _current: ParsedConfig) -> bool:
+        return self.prune or owner[1] in self.mlag_port_channels
+
+    def _mlag(self, _owner: tuple, _current: ParsedConfig) -> bool:
+        return self.prune or self.mlag
+
+    def _lossless(self, owner: tuple, _current: ParsedConfig) -> bool:
+        # The PFC priority is the fabric's; a port's lines are ours on the pair's ports.
+        if len(owner) == 1:
+            return self.prune or self.lossless
+        return self.prune or owner[1] in self.lossless_ports
+
+    def _po(self, owner: tuple, current: ParsedConfig) -> bool:
+        if owner[1] in self.port_channels:
             return True
-        if kind == "vlan":
-            return self.prune or owner_key[1] in self.vlans
-        if kind == "mpo":
-            return self.prune or owner_key[1] in self.mlag_port_channels
-        if kind == "mlag":
-            return self.prune or self.mlag
-        if kind == "lossless":
-            # The PFC priority is the fabric's; a port's lines are ours on the pair's ports.
-            if len(owner_key) == 1:
-                return self.prune or self.lossless
-            return self.prune or owner_key[1] in self.lossless_ports
-        if kind == "po":
-            if owner_key[1] in self.port_channels:
-                return True
-            carries_ipl = ("po_ipl", owner_key[1]) in current.statements
-            return carries_ipl and (self.prune or self.mlag)
-        return False
+        carries_ipl = ("po_ipl", owner[1]) in current.statements
+        return carries_ipl and (self.prune or self.mlag)
+
+
+_OWNER_RULES = {
+    "protocol": Scope._protocol,
+    "vlan": Scope._vlan,
+    "mpo": Scope._mpo,
+    "mlag": Scope._mlag,
+    "lossless": Scope._lossless,
+    "po": Scope._po,
+}
+if set(_OWNER_RULES) != set(OWNERS):
+    raise UnknownKind(f"scope rules {sorted(_OWNER_RULES)} differ from the owners {OWNERS}")
 
 
 @dataclass
@@ -158,9 +172,14 @@ def unmanaged_owners(current: ParsedConfig) -> dict[tuple, list[str]]:
 
 
 def make_plan(
-    intended: ParsedConfig, current: ParsedConfig, scope: Scope, restore: bool = False
+    intended: ParsedConfig,
+    current: ParsedConfig,
+    scope: Scope,
+    restore: bool = False,
+    table: Table = TABLE,
 ) -> Plan:
     plan = Plan()
+    owner = table.owner
     protected = {} if restore else unmanaged_owners(current)
     replaced: set[tuple] = set()
     for key, statement in intended.statements.items():
@@ -168,7 +187,7 @@ def make_plan(
         if present is None:
             plan.additions.append(statement)
         elif present.value != statement.value:
-            if needs_replace(statement):
+            if table.needs_replace(statement):
                 plan.removals.append(present)
                 replaced.add(key)
             plan.additions.append(statement)
@@ -205,19 +224,17 @@ def make_plan(
     }
     removals = []
     for statement in plan.removals:
-        parent = parent_key(statement.key)
+        parent = table.parent_key(statement.key)
         if parent is not None and parent in gone:
             continue
-        if statement.kind == "protocol":
-            family = _PROTOCOL_FAMILIES.get(statement.key[1], ())
-            if any(kind in kept_kinds for kind in family):
-                continue
+        if any(kind in kept_kinds for kind in table.held_by(statement)):
+            continue
         removals.append(statement)
-    removals.sort(key=lambda st: (removal_rank(st), natural_key(" ".join(map(str, st.key)))))
+    removals.sort(key=lambda st: (table.removal_rank(st), natural_key(" ".join(map(str, st.key)))))
     plan.removals = removals
 
     context = Context(current=current.statements, restore=restore)
-    removal_lines = [removal_line(st, context) for st in removals]
+    removal_lines = [table.removal_line(st, context) for st in removals]
     plan.lines = _dedupe(removal_lines + [st.line for st in plan.additions])
 
     in_scope = [st for st in current.statements.values() if scope.manages(owner(st), current)]
@@ -240,35 +257,21 @@ def make_plan(
 
 
 # ------------------------------------------------------------------ sections
-SECTIONS = ("mlag", "vlans", "gateway")
-_GATEWAY_KINDS = frozenset(
-    {"magp", "magp_vip", "magp_vmac", "vrrp", "vrrp_address", "vrrp_priority"}
-    | {"vrrp_no_preempt", "vrrp_interval"}
-)
-_VLAN_KINDS = frozenset(
-    {"vlan", "vlan_name", "svi", "svi_ip", "svi_mtu", "mpo_mode", "mpo_access_vlan"}
-    | {"mpo_allowed"}
-)
-
-
-def section_of(statement: Statement, ipl_vlans: frozenset) -> str:
+def section_of(statement: Statement, ipl_vlans: frozenset, table: Table = TABLE) -> str:
     """mlag | vlans | gateway: the template group (and tag) a statement belongs to."""
-    kind = statement.kind
-    if kind in _GATEWAY_KINDS or statement.key in (("protocol", "magp"), ("protocol", "vrrp")):
-        return "gateway"
-    if kind in _VLAN_KINDS:
-        vlan_statement = kind in ("vlan", "vlan_name", "svi", "svi_ip", "svi_mtu")
-        return "mlag" if vlan_statement and statement.key[1] in ipl_vlans else "vlans"
-    return "mlag"
+    return table.section(statement, ipl_vlans)
 
 
-def only_sections(parsed: ParsedConfig, sections, ipl_vlans) -> ParsedConfig:
+def only_sections(parsed: ParsedConfig, sections, ipl_vlans, table: Table = TABLE) -> ParsedConfig:
     """`parsed` with the statements of the given sections only (all sections: unchanged)."""
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        raise UnknownKind(f"sections {sorted(unknown)} are not among {SECTIONS}")
     if set(sections) >= set(SECTIONS):
         return parsed
     kept = {
         key: st
         for key, st in parsed.statements.items()
-        if section_of(st, frozenset(ipl_vlans)) in sections
+        if table.section(st, frozenset(ipl_vlans)) in sections
     }
     return replace(parsed, statements=kept)
