@@ -48,6 +48,7 @@ BOTH_ROLES = """\
 """
 
 FIRMWARE_ONLY = BOTH_ROLES.replace("    - role: nic_link_type\n", "")
+LINK_TYPE_ONLY = BOTH_ROLES.replace("    - role: nic_firmware\n", "")
 
 
 class Lab:
@@ -107,7 +108,9 @@ class Lab:
             "ansible_become": False,
             "nic_firmware_fwreset_path": str(self.fwreset),
             "nic_link_type_fwreset_path": str(self.fwreset),
-            "cxfab_host": {"mgmt_interface": "eno1", "nics": nics},
+            # What the structured config hands the roles in a run (the roles read no intent).
+            "nic_firmware_nics": nics,
+            "nic_link_type_nics": nics,
             **host_vars,
         }
         host_dir = self.inventory / "host_vars" / "nichost"
@@ -220,6 +223,29 @@ def test_sha256_mismatch_refused_nothing_copied(lab):
     assert "cxfab_host.nics[0].firmware: sha256 mismatch" in run.output
     assert digest in run.output and wrong in run.output
     assert not lab.images_left_on_host()
+    assert lab.card()["firmware"]["flash"] == "12.23.1020"
+
+
+def test_without_a_structured_config_the_roles_stop_and_say_so(lab):
+    """The intent alone (cxfab_host, not validated) is no input: no NIC is read from it."""
+    image, digest = lab.image("fw-12.28.1002.bin", OEM_PSID, TARGET)
+    lab.write_inventory([])
+    host_vars = lab.inventory / "host_vars" / "nichost" / "cxfab.yml"
+    variables = yaml.safe_load(host_vars.read_text())
+    del variables["nic_firmware_nics"], variables["nic_link_type_nics"]
+    variables["cxfab_host"] = {"mgmt_interface": "eno1", "nics": [nic(image, digest)]}
+    host_vars.write_text(yaml.safe_dump(variables))
+    for role, playbook in (("nic_firmware", FIRMWARE_ONLY), ("nic_link_type", LINK_TYPE_ONLY)):
+        run = lab.play(playbook)
+        assert run.rc != 0, role
+        assert f"{role}: no structured config for nichost" in run.output, run.output[-2000:]
+    # The host reading before the rollout takes the NICs from the same place only.
+    host_state = (
+        f"- name: Read\n  ansible.builtin.import_playbook: {REPO}/playbooks/host_state.yml\n"
+    )
+    reading = lab.play(host_state, "--tags", "nic_firmware")
+    assert reading.rc != 0
+    assert "host_state: no structured config for nichost" in reading.output, reading.output[-2000:]
     assert lab.card()["firmware"]["flash"] == "12.23.1020"
 
 

@@ -150,25 +150,112 @@ def test_the_real_irq_stage_reads_a_drift_without_writing(root):  # noqa: F811
     assert reading["settled"] == ["irq"] and reading["differs"] is None
 
 
-STAGE_ROLES = {  # stage: (role, the task file(s) calling its module, the module)
-    "network": ("host_network", ("main.yml", "compare.yml"), "cxfab_host_network"),
-    "qos": ("host_qos", ("main.yml",), "cxfab_host_qos"),
-    "irq": ("irq_affinity", ("main.yml",), "cxfab_irq_affinity"),
-    "rdma": ("rdma_stack", ("main.yml",), "cxfab_rdma_stack"),
+ROOT = Path(__file__).resolve().parents[2]
+STAGE_ROLES = {  # stage: (role, its module, the one definition of the module's arguments)
+    "network": ("host_network", "cxfab_host_network", "__host_network_args"),
+    "qos": ("host_qos", "cxfab_host_qos", "__host_qos_args"),
+    "irq": ("irq_affinity", "cxfab_irq_affinity", "__irq_affinity_args"),
+    "rdma": ("rdma_stack", "cxfab_rdma_stack", "__rdma_stack_args"),
 }
 
 
+def _tasks(items, defaults=None):
+    """Every task of a task list (blocks walked), with the module_defaults in force."""
+    for item in items or []:
+        here = {**(defaults or {}), **(item.get("module_defaults") or {})}
+        if "block" in item:
+            for key in ("block", "rescue", "always"):
+                yield from _tasks(item.get(key), here)
+        else:
+            yield item, here
+
+
+def _every_task():
+    """(file, task, module_defaults) for each task of the roles and the playbooks."""
+    for path in sorted((ROOT / "roles").glob("*/tasks/*.yml")):
+        for task, defaults in _tasks(yaml.safe_load(path.read_text())):
+            yield path, task, defaults
+    for path in sorted((ROOT / "playbooks").glob("*.yml")):
+        for play in yaml.safe_load(path.read_text()) or []:
+            if "hosts" not in play:  # a task file (verify_health.yml) or an import
+                for task, defaults in _tasks([play]):
+                    yield path, task, defaults
+                continue
+            for key in ("pre_tasks", "tasks", "post_tasks", "handlers"):
+                for task, defaults in _tasks(play.get(key), play.get("module_defaults")):
+                    yield path, task, defaults
+
+
 @pytest.mark.parametrize("stage", sorted(STAGE_ROLES))
-def test_a_stage_is_read_with_the_arguments_its_role_runs_it_with(stage):
-    """The reading and the run must judge the same thing: each role's state.yml names
-    exactly the arguments (and values) of its module task, or "settled" would mean a
-    different run than the one skipped."""
-    role, task_files, module = STAGE_ROLES[stage]
-    tasks = Path(__file__).resolve().parents[2] / "roles" / role / "tasks"
-    (reading_task,) = yaml.safe_load((tasks / "state.yml").read_text())
-    read_with = next(iter(reading_task["vars"].values()))
-    for task_file in task_files:
-        calls = [t[module] for t in yaml.safe_load((tasks / task_file).read_text()) if module in t]
-        assert calls, f"{role}/tasks/{task_file} does not call {module}"
-        for run_with in calls:
-            assert read_with == run_with, (role, task_file)
+def test_every_call_of_a_stage_module_takes_the_roles_one_definition(stage):
+    """The run, the comparison, the one-call reading and verify must judge the same
+    thing: a call that names an argument of its own (or lives outside the role, where
+    the role's definition does not reach) would diverge from the others."""
+    role, module, name = STAGE_ROLES[stage]
+    calls = [(path, task, defaults) for path, task, defaults in _every_task() if module in task]
+    assert any(path.name == "main.yml" for path, _, _ in calls), f"{role} never calls {module}"
+    for path, task, defaults in calls:
+        where = f"{path.relative_to(ROOT)}: {task.get('name')}"
+        assert path.is_relative_to(ROOT / "roles" / role / "tasks"), where
+        assert not task[module], f"{where} passes its own arguments"
+        assert defaults.get(module) == f"{{{{ {name} }}}}", where
+    definition = yaml.safe_load((ROOT / "roles" / role / "vars" / "main.yml").read_text())[name]
+    spec = check._stage_code(stage).ARGUMENT_SPEC
+    assert set(definition) <= set(spec) and "structured" in definition
+    (reading,) = yaml.safe_load((ROOT / "roles" / role / "tasks" / "state.yml").read_text())
+    value = reading["ansible.builtin.set_fact"]["cxfab_host_state_args"]
+    assert f"combine({{'{stage}': {name}}})" in value
+
+
+def _load(path):
+    """A YAML file as Ansible reads it (its templates trusted, as a playbook's are)."""
+    from ansible.parsing.dataloader import DataLoader
+
+    return DataLoader().load_from_file(str(path), trusted_as_template=True)
+
+
+def _verify_call(module):
+    """verify.yml's call of `module`: (its own arguments, module_defaults, role dir, vars)."""
+    for play in _load(ROOT / "playbooks" / "verify.yml"):
+        for task, defaults in _tasks(play.get("tasks"), play.get("module_defaults")):
+            if module in task:
+                return task[module] or {}, defaults, None, task.get("vars") or {}
+            include = task.get("ansible.builtin.include_role")
+            if include:
+                role = ROOT / "roles" / include["name"]
+                path = role / "tasks" / f"{include.get('tasks_from', 'main')}.yml"
+                for inner, inner_defaults in _tasks(_load(path)):
+                    if module in inner:
+                        return inner[module] or {}, inner_defaults, role, task.get("vars") or {}
+    raise AssertionError(f"verify.yml does not read {module}")
+
+
+@pytest.mark.parametrize(
+    "module,variable,argument",
+    [
+        ("cxfab_host_network", "host_network_persist", "persist"),
+        ("cxfab_host_qos", "host_qos_persist", "persist"),
+    ],
+)
+def test_verify_reads_a_stage_with_the_inventorys_settings(module, variable, argument):
+    """With host_network_persist: false the run writes no networkd files (host_qos_persist:
+    false, no agent): verify must read with the same setting, or it reports as drift what
+    the run was told not to do."""
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.template import Templar
+
+    own, defaults, role, include_vars = _verify_call(module)
+    loader = DataLoader()
+    variables = {"verify_structured": {"network": {}}, "hostvars": {"localhost": {}}}
+    for part in ("defaults", "vars"):
+        if role is not None and (role / part / "main.yml").exists():
+            variables.update(_load(role / part / "main.yml"))
+    variables.update({key: value for key, value in include_vars.items()})
+    variables[variable] = False  # the inventory's override
+    templar = Templar(loader=loader, variables=variables)
+    from_defaults = defaults.get(module)
+    given = dict(templar.template(from_defaults) if from_defaults else {})
+    given.update(templar.template(own))
+    spec = check._stage_code({"cxfab_host_network": "network", "cxfab_host_qos": "qos"}[module])
+    effective = given.get(argument, spec.ARGUMENT_SPEC[argument].get("default"))
+    assert effective in (False, "False", "false"), (module, argument, effective)

@@ -55,17 +55,30 @@ def test_validation_does_not_change_its_input():
     assert before == EXAMPLE
 
 
-def test_host_vlan_mtu_defaults_to_bond_mtu():
-    inv = inventory.apply(
-        EXAMPLE,
-        [
-            {"host": "apricot", "path": f"cxfab_host.vlans[{i}].mtu", "delete": True}
-            for i in range(3)
-        ]
-        + [{"host": "apricot", "path": "cxfab_host.bond.mtu", "value": 8000}],
-    )
+def test_host_vlan_mtu_defaults_to_the_vlans_own_mtu():
+    # VLANs 10, 20, 30 are cxfab_vlans[1..3]; apricot's VLANs name no MTU of their own.
+    inv = inventory.apply(EXAMPLE, [{"path": "cxfab_vlans[2].mtu", "value": 8000}])
     fab = run(inv).fabric
-    assert [vlan["mtu"] for vlan in fab["hosts"]["apricot"]["vlans"]] == [8000] * 3
+    assert [vlan["mtu"] for vlan in fab["hosts"]["apricot"]["vlans"]] == [9000, 8000, 9000]
+
+
+def test_a_vlan_mtu_above_the_bonds_needs_a_lower_host_value():
+    raised = inventory.apply(EXAMPLE, [{"path": "cxfab_vlans[2].mtu", "value": 9216}])
+    errors = [str(e) for e in run(raised).errors]
+    assert (
+        "cxfab_host.vlans[1].mtu (host apricot): 9216 (VLAN 20's MTU, the default) exceeds"
+        " the bond MTU 9000" in errors
+    )
+    lowered = inventory.apply(
+        raised,
+        [
+            {"host": host, "path": "cxfab_host.vlans[1].mtu", "value": 9000}
+            for host in ("apricot", "cardamine")
+        ],
+    )
+    result = run(lowered)
+    assert result.errors == []
+    assert [vlan["mtu"] for vlan in result.fabric["hosts"]["apricot"]["vlans"]] == [9000] * 3
 
 
 def test_macs_are_upper_case():

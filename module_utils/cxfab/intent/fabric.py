@@ -100,7 +100,8 @@ def normalise(document: dict) -> dict:
     """Defaults plus the derived values every stage would otherwise recompute.
 
     - MAC addresses in upper case (as Onyx prints them);
-    - host VLAN interface MTU defaults to the bond MTU;
+    - host VLAN interface MTU defaults to the VLAN's MTU (`cxfab_vlans[].mtu`; the
+      rule host-mtu-fits bounds it by the bond MTU);
     - an IPoIB interface's MTU defaults to the largest its mode carries;
     - VRRP vrid defaults to the VLAN id (when <= 255) and priorities are spread
       so that masters alternate between the two peers (see normalise_vrrp).
@@ -116,11 +117,16 @@ def normalise(document: dict) -> dict:
         if gateway["mode"] == "vrrp" and "vrid" not in gateway["vrrp"] and vlan["id"] <= 255:
             gateway["vrrp"]["vrid"] = vlan["id"]
     normalise_vrrp(fabric)
+    vlan_mtu = {}
+    for vlan in fabric["vlans"]:
+        if vlan["state"] == "present":
+            vlan_mtu.setdefault(vlan["id"], vlan["mtu"])
     for host in fabric["hosts"].values():
         bond_mtu = host.get("bond", {}).get("mtu")
         for vlan in host["vlans"]:
-            if "mtu" not in vlan and bond_mtu is not None:
-                vlan["mtu"] = bond_mtu
+            # The VLAN's own MTU; a VLAN the fabric lacks (a rule names it) takes the bond's.
+            if "mtu" not in vlan and (vlan["id"] in vlan_mtu or bond_mtu is not None):
+                vlan["mtu"] = vlan_mtu.get(vlan["id"], bond_mtu)
         for nic in host["nics"]:
             for port in nic["ports"]:
                 ipoib = port.get("ipoib")

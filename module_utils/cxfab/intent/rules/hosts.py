@@ -416,7 +416,8 @@ def host_vlan_allowed_on_mpo(view: FabricView) -> Iterator[Finding]:
 
 @rule(
     "host-mtu-fits",
-    "Bond MTU <= MPO MTU; a VLAN interface's MTU <= bond MTU and <= the VLAN's MTU.",
+    "Bond MTU <= MPO MTU; a VLAN interface's MTU (default the VLAN's) <= bond MTU and <= the"
+    " VLAN's MTU.",
 )
 def host_mtu_fits(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
@@ -431,9 +432,12 @@ def host_mtu_fits(view: FabricView) -> Iterator[Finding]:
             )
         for v, vlan in enumerate(host["vlans"]):
             path = ("hosts", name, "vlans", v, "mtu")
-            if vlan["mtu"] > bond["mtu"]:
-                yield path, f"{vlan['mtu']} exceeds the bond MTU {bond['mtu']}"
             fabric_vlan = view.vlan_by_id.get(vlan["id"])
+            if vlan["mtu"] > bond["mtu"]:
+                # The default (the VLAN's MTU) or the host's own value: say which.
+                default = fabric_vlan and vlan["mtu"] == fabric_vlan["mtu"]
+                source = f" (VLAN {vlan['id']}'s MTU, the default)" if default else ""
+                yield path, f"{vlan['mtu']}{source} exceeds the bond MTU {bond['mtu']}"
             if fabric_vlan and vlan["mtu"] > fabric_vlan["mtu"]:
                 yield (
                     path,
