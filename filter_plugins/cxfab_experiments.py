@@ -26,11 +26,7 @@ class FilterModule:
             "cxfab_experiments_unknown_tags": plan.unknown_tags,
             "cxfab_experiments_from_tags": plan.experiments_from_tags,
             "cxfab_experiment_batches": batches.batches,
-            "cxfab_experiment_server_entries": batches.server_entries,
-            "cxfab_experiment_listeners": batches.listeners,
-            "cxfab_experiment_client_runs": batches.client_runs,
-            "cxfab_experiment_servers_to_wait_for": batches.servers_to_wait_for,
+            "cxfab_experiment_batch_data": batches.batch_data,
             "cxfab_experiment_batch_records": batches.records,
-            "cxfab_experiment_failed_records": batches.failed_records,
             "cxfab_experiment_report": experiment_report,
         }

@@ -5,6 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
+from cxfab.workloads import batch
 from cxfab.workloads import marking as workload_marking
 from cxfab.workloads import pair_runs as workloads
 
@@ -18,8 +19,11 @@ class FilterModule:
             "cxfab_workload_marking": workload_marking.roce_marking,
             "cxfab_workload_result": workloads.run_result,
             "cxfab_workload_client_error": workloads.client_error,
+            "cxfab_workload_batch": workloads.batch,
             "cxfab_workload_records": workloads.batch_records,
-            "cxfab_workload_failed_records": workloads.failed_records,
-            "cxfab_workload_servers_to_wait_for": workloads.servers_to_wait_for,
+            # roles/rdma_workloads/tasks/batch.yml: the one path of a batch of runs
+            "cxfab_batch_client_runs": batch.client_runs,
+            "cxfab_batch_servers_to_wait_for": batch.servers_to_wait_for,
+            "cxfab_batch_servers_by_run": batch.servers_by_run,
             "cxfab_qos_iperf3_server": workloads.qos_iperf3_server,
         }

@@ -128,7 +128,7 @@ def test_tcp_runs_give_figures_and_rdma_cm_runs_say_why_not(tmp_path, bin_dir):
     for pipeline in (1, 2):
         assert "error" not in by[("rcat", "rcat", "tcp", 1, pipeline)]
         assert "RDMA-CM" in by[("rcat", "rcat", "rdma", 1, pipeline)]["error"]
-    assert "[1/1] pingpong_matrix, numa, rcat: 12 runs" in play.stdout  # one batch, 4 calls
+    assert "[1/1] pingpong_matrix, numa, rcat: 12 runs" in play.stdout  # one batch, 3 calls
     leftovers = subprocess.run(["pgrep", "-f", str(bin_dir)], capture_output=True, text=True)
     assert leftovers.stdout == "", "a server outlived its batch"
 

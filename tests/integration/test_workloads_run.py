@@ -6,7 +6,8 @@ this test, so its pingpong server cannot listen: that run must be recorded with 
 server's reason while every later run still gets its figure. The test's listener
 hangs up on every connection, so the run's client fails at once (refused, it would
 retry its connect for 30 s). One ansible-playbook
-run (local connection) also shows the batch's cost: three module calls per pair.
+run (local connection) also shows the batch's cost: three module calls per pair
+(roles/rdma_workloads/tasks/batch.yml, the experiments' path too).
 In check mode nothing runs and every run is recorded as not run.
 """
 
@@ -100,7 +101,7 @@ def _play(tmp_path: Path, bin_dir: Path, port: int, *extra: str) -> subprocess.C
                 "rdma_workloads_dir": str(opt),
                 "rdma_workloads_port_base": port,
                 "rdma_workloads_duration": 1,
-                "rdma_workloads_client_retries": 1,
+                "rdma_workloads_listen_timeout": 10,
                 "rdma_workloads_timeout": 60,
             },
         }

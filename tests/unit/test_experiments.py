@@ -227,9 +227,9 @@ def one_batch(settings):
     return batch
 
 
-def test_a_batch_lists_its_servers_and_how_each_listens_with_its_process():
+def test_a_batch_lists_its_servers_and_how_each_listens_with_its_run():
     batch = one_batch({"experiments": ["rsocket"], "sizes": [65536]})
-    entries = batches.server_entries(batch)
+    entries = batches.batch_data(batch)["servers"]
     assert len(entries) == 3 and all(e["tool"] == "pingpong" for e in entries)
     rsocket, rdma, tcp = (r["listen"]["ports"][0] for r in batch["runs"])
     assert [(e["server"][2], e["server"][e["server"].index("--server") + 1]) for e in entries] == [
@@ -237,57 +237,54 @@ def test_a_batch_lists_its_servers_and_how_each_listens_with_its_process():
         ("rdma", f"0.0.0.0:{rdma}"),
         ("tcp", f"0.0.0.0:{tcp}"),
     ]
-    assert batches.listeners(batch, [101, 102, 103]) == [
-        {"kind": "rdma_cm", "port": rsocket, "pid": 101},
-        {"kind": "rdma_cm", "port": rdma, "pid": 102},
-        {"kind": "tcp", "port": tcp, "pid": 103},
+    assert [(e["listen"], e["run"]) for e in entries] == [
+        ({"kind": "rdma_cm", "port": rsocket}, 0),
+        ({"kind": "rdma_cm", "port": rdma}, 1),
+        ({"kind": "tcp", "port": tcp}, 2),
     ]
-    assert "pid" not in batches.listeners(batch)[0]
 
 
-def test_a_run_whose_server_does_not_listen_is_not_run_and_says_why():
-    batch = one_batch({"experiments": ["rsocket"], "sizes": [65536]})
-    rsocket_port = batch["runs"][0]["listen"]["ports"][0]
-    missing = [{"kind": "rdma_cm", "port": rsocket_port, "why": "not listening"}]
-    first, second, _ = batches.client_runs(batch, missing)
-    assert first["clients"] == []
-    assert first["skip"] == f"server not listening on RDMA-CM port {rsocket_port}: not listening"
-    assert second["skip"] == "" and second["clients"] == batch["runs"][1]["clients"]
-    ended = {"rc": 77, "error": "non-zero return code 77", "stderr": "pingpong: no RDMA device\n"}
-    outcomes = [{"clients": [], "skip": first["skip"]}, {"clients": [], "skip": "x"}]
-    outcomes.append({"clients": [], "skip": "y"})
-    (rec, *_) = batches.records(batch, outcomes, [ended, None, None])
-    assert rec["error"] == (
-        f"{first['skip']} (server: non-zero return code 77: pingpong: no RDMA device)"
-    )
-
-
-def test_only_servers_whose_clients_all_succeeded_are_waited_for():
+def test_a_parallel_run_has_one_server_entry_per_pair_each_on_its_port():
     batch = one_batch({"experiments": ["pingpong_matrix"], "pairs": [2], "compute": [False]})
-    ok = {"rc": 0, "stdout": "", "stderr": "", "fault": ""}
-    failed = {**ok, "rc": 1}
-    outcomes = [{"clients": [ok, ok], "skip": ""} for _ in batch["runs"]]
-    outcomes[1] = {"clients": [ok, failed], "skip": ""}
-    outcomes[2] = {"clients": [], "skip": "server not listening"}
-    wait = batches.servers_to_wait_for(batch, outcomes)
-    assert wait == [0, 1, *range(6, 2 * len(batch["runs"]))]
+    data = batches.batch_data(batch)
+    first = [e for e in data["servers"] if e["run"] == 0]
+    assert [e["listen"]["port"] for e in first] == batch["runs"][0]["listen"]["ports"]
+    assert [e["server"] for e in first] == batch["runs"][0]["servers"]
+    assert data["runs"][0] == {"clients": batch["runs"][0]["clients"], "skip": ""}
+
+
+def test_a_run_whose_server_did_not_listen_keeps_the_servers_own_failure():
+    batch = one_batch({"experiments": ["rsocket"], "sizes": [65536]})
+    skip = "server not listening on RDMA-CM port 18600: its server exited without listening"
+    ended = {"rc": 77, "error": "non-zero return code 77", "stderr": "pingpong: no RDMA device\n"}
+    outcome = {
+        "runs": [{"clients": [], "skip": skip, "error": skip}]
+        + [{"clients": [], "skip": "x", "error": "x"}] * 2,
+        "servers": [[ended], [], []],
+    }
+    (rec, *_) = batches.records(batch, outcome)
+    assert rec["error"] == f"{skip} (server: non-zero return code 77: pingpong: no RDMA device)"
 
 
 def test_skipped_runs_start_no_server_and_keep_their_reason():
     one_node = {side: {"local": "0-3", "online": "0-3"} for side in ("server", "client")}
     runs = plan.plan_experiments(FABRIC, PAIR, {"experiments": ["numa"]}, "/b", "/w", one_node)
     (batch,) = batches.batches(runs)
-    assert len(batches.server_entries(batch)) == 1 + 12  # the local runs only
-    skip = [c["skip"] for c in batches.client_runs(batch, [])]
+    data = batches.batch_data(batch)
+    assert len(data["servers"]) == 1 + 12  # the local runs only
+    skip = [r["skip"] for r in data["runs"]]
     assert skip[0] == "" and skip[1].startswith("skipped: ") and "one NUMA node" in skip[1]
-    outcomes = [{"clients": [], "skip": s} for s in skip]
-    records = batches.records(batch, outcomes, [])
+    outcome = {
+        "runs": [{"clients": [], "skip": s, "error": s} for s in skip],
+        "servers": [[] for _ in skip],
+    }
+    records = batches.records(batch, outcome)
     assert records[1]["error"].startswith("skipped: ")
     assert records[0]["error"] == "no client output"
 
 
 def test_a_failed_batch_records_every_run_with_the_reason():
     batch = one_batch({"experiments": ["smc"]})
-    records = batches.failed_records(batch, "Start the servers: host unreachable")
+    records = batches.records(batch, {"error": "Start the servers: host unreachable"})
     assert [r["error"] for r in records] == ["Start the servers: host unreachable"] * 3
     assert [r["id"] for r in records] == [r["id"] for r in batch["runs"]]

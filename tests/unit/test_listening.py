@@ -1,6 +1,7 @@
 """Servers seen listening from the kernel's tables, without a connection to them."""
 
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -117,3 +118,45 @@ def test_process_alive_reads_proc():
     child = subprocess.Popen(["true"])
     child.wait()
     assert not listening.process_alive(child.pid)
+
+
+def test_the_kernel_readers_read_this_hosts_tcp_listeners_and_the_rdma_tools_json():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    try:
+        port = server.getsockname()[1]
+        calls = []
+
+        def run_command(argv):
+            calls.append(argv)
+            return 0, CM_IDS, ""
+
+        readers = listening.kernel_readers(run_command)
+        assert port in readers["tcp"]()
+        assert readers["rdma_cm"]() == {18602, 18604}
+        assert calls == [listening.RDMA_CM_COMMAND]
+    finally:
+        server.close()
+    assert port not in readers["tcp"]()
+
+
+def test_a_failed_rdma_tool_is_an_oserror_naming_the_command_and_its_stderr():
+    readers = listening.kernel_readers(lambda argv: (255, "", "Error: unknown object cm_id\n"))
+    with pytest.raises(OSError, match=r"^rdma -j resource show cm_id: exit 255: Error: unknown"):
+        readers["rdma_cm"]()
+
+
+@pytest.mark.parametrize(
+    ("listen", "message"),
+    [
+        ({"kind": "udp", "port": 1}, r"runs\[2\].listen.kind: expected tcp or rdma_cm"),
+        ({"kind": "tcp", "port": 0}, r"runs\[2\].listen.port: 0 is not a port"),
+        ({"kind": "tcp", "port": True}, r"runs\[2\].listen.port: True is not a port"),
+        ("tcp", r"runs\[2\].listen.kind"),
+    ],
+)
+def test_a_bad_listen_entry_is_refused_naming_its_path(listen, message):
+    with pytest.raises(ValueError, match=message):
+        listening.check_listen(listen, "runs[2].listen")
+    listening.check_listen({"kind": "rdma_cm", "port": 18600}, "ok")

@@ -144,7 +144,8 @@ PINGPONG_OUT = '{"checksum": "00ff", "bytes_per_s_client_to_server": 1000.0}'
 
 
 def _client(error="", stdout=PINGPONG_OUT, stderr=""):
-    return {"rc": 0 if not error else 1, "stdout": stdout, "stderr": stderr, "error": error}
+    outcome = {"rc": 0 if not error else 1, "stdout": stdout, "stderr": stderr, "fault": ""}
+    return {"clients": [outcome], "skip": "", "error": error}
 
 
 def _server(error="", stderr="", killed=False):
@@ -152,7 +153,7 @@ def _server(error="", stderr="", killed=False):
 
 
 def test_record_of_a_measured_run_keeps_the_keys_verify_reads():
-    record = workloads.run_record("p1", PINGPONG, _client(), _server())
+    record = workloads.run_record("p1", PINGPONG, _client(), [_server()])
     keys = ["pair", "tool", "transport", "size_bytes", "bits_per_second", "checksum"]
     assert list(record) == keys
     assert record["pair"] == "p1" and record["bits_per_second"] == 8000.0
@@ -163,7 +164,7 @@ def test_record_of_a_client_without_reading_adds_the_server_own_failure():
         "p1",
         PINGPONG,
         _client("Expecting value: line 1 column 1 (char 0)", "", "pingpong: connect: refused\n"),
-        _server("non-zero return code 1", "pingpong: bind: Address already in use\n"),
+        [_server("non-zero return code 1", "pingpong: bind: Address already in use\n")],
     )
     assert record == {
         "pair": "p1",
@@ -179,13 +180,13 @@ def test_record_of_a_client_without_reading_adds_the_server_own_failure():
 
 def test_record_leaves_out_a_server_killed_for_want_of_a_client():
     killed = _server("still running without a client: killed", killed=True)
-    record = workloads.run_record("p1", PINGPONG, _client("timed out after 5 s"), killed)
+    record = workloads.run_record("p1", PINGPONG, _client("timed out after 5 s"), [killed])
     assert record["error"] == "Run the client: timed out after 5 s"
 
 
 def test_record_of_a_server_that_failed_after_its_client_read_a_figure():
     server = _server("non-zero return code 2", "x" * 300 + "lost the peer\n")
-    record = workloads.run_record("p1", PINGPONG, _client(), server)
+    record = workloads.run_record("p1", PINGPONG, _client(), [server])
     assert record["bits_per_second"] is None
     # The end of the server's stderr, 200 characters at most, as the task rescue kept it.
     assert (
@@ -198,24 +199,21 @@ def test_record_of_a_server_that_failed_after_its_client_read_a_figure():
 def test_batch_records_in_plan_order_and_refuse_mismatched_outcomes():
     shm = {"tool": "pingpong", "transport": "shm", "size_bytes": 4096, "server": None}
     plan = [dict(PINGPONG, server=["s"]), shm]
-    records = workloads.batch_records(plan, [_client(), _client()], [_server(), None], "p1")
+    outcome = {"runs": [_client(), _client()], "servers": [[_server()], []]}
+    records = workloads.batch_records(plan, outcome, "p1")
     assert [r["transport"] for r in records] == ["tcp", "shm"]
     assert all("error" not in r for r in records)
     # Check mode: no server outcome at all.
-    checked = workloads.batch_records(plan, [_client("not run in check mode")] * 2, [], "p1")
-    assert [r["error"] for r in checked] == ["Run the client: not run in check mode"] * 2
+    checked = {"runs": [_client("not run in check mode")] * 2, "servers": [[], []]}
+    assert [r["error"] for r in workloads.batch_records(plan, checked, "p1")] == [
+        "Run the client: not run in check mode"
+    ] * 2
     with pytest.raises(ValueError, match="p1: 2 planned runs, 1 client and 2 server outcomes"):
-        workloads.batch_records(plan, [_client()], [None, None], "p1")
+        workloads.batch_records(plan, {"runs": [_client()], "servers": [[], []]}, "p1")
 
 
-def test_servers_waited_for_are_those_whose_client_read_a_figure():
-    plan = [{"server": ["a"]}, {"server": ["b"]}, {"server": None}]
-    clients = [_client(), _client("refused"), _client()]
-    assert workloads.servers_to_wait_for(plan, clients) == [0]
-
-
-def test_failed_records_give_every_run_the_batch_reason():
-    records = workloads.failed_records([PINGPONG], "p1", "Run the clients: unreachable")
+def test_a_failed_batch_gives_every_run_its_reason():
+    records = workloads.batch_records([PINGPONG], {"error": "Run the clients: unreachable"}, "p1")
     assert records == [
         {
             "pair": "p1",
@@ -226,6 +224,34 @@ def test_failed_records_give_every_run_the_batch_reason():
             "error": "Run the clients: unreachable",
         }
     ]
+
+
+def test_the_batch_of_a_plan_waits_for_each_server_on_its_port_as_it_listens():
+    pair = {"name": "p", "client": "h1", "server": "h2", "vlan": 30}
+    plan = workloads.plan_pair(FABRIC, pair, "/opt/x", 18500, 3, "/in", "/out")
+    data = workloads.batch(plan)
+    by_run = {e["run"]: e for e in data["servers"]}
+    # Every run with a server, none without (shm loopback), each on the run's port.
+    assert sorted(by_run) == [i for i, run in enumerate(plan) if run["server"]]
+    assert all(e["listen"]["port"] == plan[i]["port"] for i, e in by_run.items())
+    assert all(e["server"] == plan[i]["server"] for i, e in by_run.items())
+    kinds = {
+        (plan[i]["tool"], plan[i]["transport"]): e["listen"]["kind"] for i, e in by_run.items()
+    }
+    assert (
+        kinds[("pingpong", "tcp")] == kinds[("iperf3", "tcp")] == kinds[("qperf", "rdma")] == "tcp"
+    )
+    # RDMA-CM has no TCP socket: pingpong and rcat over rdma, ib_write_bw with -R.
+    assert kinds[("pingpong", "rdma")] == kinds[("rcat", "rdma")] == "rdma_cm"
+    assert kinds[("ib_write_bw", "rdma")] == "rdma_cm"
+    assert [r["clients"] for r in data["runs"]] == [[run["client"]] for run in plan]
+    assert data["runs"][0]["tool"] == plan[0]["tool"]  # judged by its reading
+
+
+def test_ib_write_bw_with_the_gid_index_listens_on_its_tcp_port():
+    run = {"tool": "ib_write_bw", "transport": "rdma", "server": ["ib_write_bw", "-x", "3"]}
+    assert workloads.listen_kind(run) == "tcp"
+    assert workloads.listen_kind({**run, "server": ["ib_write_bw", "-R"]}) == "rdma_cm"
 
 
 @pytest.mark.parametrize(

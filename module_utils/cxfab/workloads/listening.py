@@ -113,3 +113,39 @@ def wait_listening(
         if not waiting or waited >= timeout:
             return {"missing": missing, "waited_s": round(waited, 2)}
         sleep(0.5)
+
+
+def kernel_readers(run_command) -> dict:
+    """The readers wait_listening takes, reading this host's kernel.
+
+    run_command(argv) -> (rc, stdout, stderr), as AnsibleModule.run_command.
+    """
+
+    def read_tcp():
+        tables = []
+        for path in PROC_NET_TCP:
+            try:
+                with open(path, encoding="ascii") as handle:
+                    tables.append(handle.read())
+            except FileNotFoundError:  # no IPv6 in this kernel
+                continue
+        if not tables:
+            raise OSError("neither /proc/net/tcp nor /proc/net/tcp6 could be read")
+        return tcp_listening(tables)
+
+    def read_rdma_cm():
+        rc, out, err = run_command(RDMA_CM_COMMAND)
+        if rc != 0:
+            raise OSError(f"{' '.join(RDMA_CM_COMMAND)}: exit {rc}: {err.strip()[:200]}")
+        return rdma_cm_listening(out)
+
+    return {"tcp": read_tcp, "rdma_cm": read_rdma_cm}
+
+
+def check_listen(listen, where: str) -> None:
+    """Raise ValueError naming `where` unless listen is {'kind': tcp|rdma_cm, 'port'}."""
+    if not isinstance(listen, dict) or listen.get("kind") not in ("tcp", "rdma_cm"):
+        raise ValueError(f"{where}.kind: expected tcp or rdma_cm")
+    port = listen.get("port")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+        raise ValueError(f"{where}.port: {port!r} is not a port")

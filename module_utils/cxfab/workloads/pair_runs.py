@@ -11,6 +11,7 @@ import json
 from . import marking as workload_marking
 from .experiments import parsers
 from .experiments.plan import host_address
+from .experiments.plan import listen_kind as plan_listen_kind
 
 
 def iperf3_bps(stdout: str) -> float:
@@ -248,20 +249,22 @@ def _why(reason: str, stderr: str) -> str:
     return f"{reason} {stderr[-ERROR_TAIL:]}".strip()
 
 
-def run_record(pair: str, run: dict, client: dict, server: dict | None) -> dict:
+def run_record(pair: str, run: dict, client: dict, servers: list[dict]) -> dict:
     """The result line of one run of a batch, or why it has no figure.
 
-    client is what cxfab_workload_clients returned for the run, server what
-    cxfab_workload_servers collected (None for a run without a server). A client
-    without a reading fails the run (with the server's own failure appended when
-    the server ended badly by itself: it is the likely cause); a server that
-    failed after its client read a figure fails it too, as the figure may be
-    the tool's half of a broken exchange.
+    client is what cxfab_workload_clients returned for the run (its one client's
+    outcome and the run's error), servers what cxfab_workload_servers collected of
+    the run's server (none for a run without one). A client without a reading fails
+    the run (with the server's own failure appended when the server ended badly by
+    itself: it is the likely cause); a server that failed after its client read a
+    figure fails it too, as the figure may be the tool's half of a broken exchange.
     """
     failed = {"pair": pair, **{k: run.get(k) for k in ("tool", "transport", "size_bytes")}}
     failed["bits_per_second"] = None
+    outcome = (client["clients"] or [{}])[0]
+    server = servers[0] if servers else None
     if client["error"]:
-        why = "Run the client: " + _why(client["error"], client.get("stderr") or "")
+        why = "Run the client: " + _why(client["error"], outcome.get("stderr") or "")
         if server and server["error"] and not server["killed"]:
             why += f" (server: {_why(server['error'], server['stderr'])})"
         return {**failed, "error": why}
@@ -269,20 +272,55 @@ def run_record(pair: str, run: dict, client: dict, server: dict | None) -> dict:
         why = "Wait for the server to finish: " + _why(server["error"], server["stderr"])
         return {**failed, "error": why}
     try:
-        return {"pair": pair, **run_result(run, client["stdout"])}
+        return {"pair": pair, **run_result(run, outcome["stdout"])}
     except (ValueError, KeyError, TypeError) as exc:
         return {**failed, "error": f"Record the result: {exc or type(exc).__name__}"}
 
 
-def batch_records(plan: list, clients: list, servers: list | None, pair: str) -> list:
-    """run_record for every run of a pair's plan, in the plan's order."""
-    servers = servers or [None] * len(plan)
+def batch_records(plan: list, outcome: dict, pair: str) -> list:
+    """The records of a pair's plan, in its order, from the outcome of its batch.
+
+    outcome: what roles/rdma_workloads/tasks/batch.yml kept, {'runs', 'servers'}
+    (servers: per run, its server's outcome), or {'error'} when the batch failed:
+    then every run is recorded with that reason.
+    """
+    if outcome.get("error"):
+        return failed_records(plan, pair, outcome["error"])
+    clients, servers = outcome["runs"], outcome["servers"]
     if not len(plan) == len(clients) == len(servers):
         raise ValueError(
             f"{pair}: {len(plan)} planned runs, {len(clients)} client and "
             f"{len(servers)} server outcomes"
         )
-    return [run_record(pair, *outcome) for outcome in zip(plan, clients, servers, strict=True)]
+    return [run_record(pair, *each) for each in zip(plan, clients, servers, strict=True)]
+
+
+def listen_kind(run: dict) -> str:
+    """How a run's server listens: through RDMA-CM (pingpong and rcat over rdma, perftest
+    with -R) or on a TCP socket (the others, perftest's own exchange included)."""
+    if run["tool"].startswith("ib_"):
+        return "rdma_cm" if "-R" in run["server"] else "tcp"
+    return plan_listen_kind(run["tool"], run["transport"])
+
+
+def batch(plan: list) -> dict:
+    """A pair's plan as the batch of roles/rdma_workloads/tasks/batch.yml takes it.
+
+    One server entry per run that has a server, seen listening on the run's port;
+    each run's one client, judged by its reading (client_error).
+    """
+    servers = [
+        {
+            "tool": run["tool"],
+            "server": run["server"],
+            "listen": {"kind": listen_kind(run), "port": run["port"]},
+            "run": index,
+        }
+        for index, run in enumerate(plan)
+        if run.get("server")
+    ]
+    runs = [{**run, "clients": [run["client"]], "skip": ""} for run in plan]
+    return {"servers": servers, "runs": runs}
 
 
 def check_runs(runs, sides: tuple[str, ...] = ("client", "server")) -> None:
@@ -302,15 +340,6 @@ def check_runs(runs, sides: tuple[str, ...] = ("client", "server")) -> None:
                 continue
             if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
                 raise ValueError(f"runs[{index}].{side}: expected a non-empty list of strings")
-
-
-def servers_to_wait_for(plan: list, clients: list) -> list:
-    """Indexes of the runs whose server should exit by itself: its client read a figure."""
-    return [
-        index
-        for index, (run, client) in enumerate(zip(plan, clients, strict=True))
-        if run.get("server") is not None and not client["error"]
-    ]
 
 
 def failed_records(plan: list, pair: str, why: str) -> list:

@@ -48,20 +48,26 @@ def _qperf(p, experiment, tests, extra, **fields):
     )
 
 
+def _perftest(p, experiment, argv, size_bytes):
+    """A perftest run (argv[0] the tool, with -R: through RDMA-CM), on the run's port;
+    its client names the server."""
+    p.both(
+        experiment,
+        argv[0],
+        lambda port: [*argv, "-p", str(port)],
+        lambda port: [*argv, "-p", str(port), p.server_ip],
+        transport="rdma",
+        size_bytes=size_bytes,
+    )
+
+
 def reference_tools(p, s, work_dir):
     largest = max(s["sizes"])
     for tool in ("ib_write_bw", "ib_read_bw"):
         # --cpu_util (duration mode only) adds the CPU column the report shows.
         argv = [tool, "-R", "-F", "--report_gbits", "--cpu_util", "-s", str(largest)]
         argv += ["-D", str(s["duration"])]
-        p.both(
-            "reference_tools",
-            tool,
-            lambda port, argv=argv: [*argv, "-p", str(port)],
-            lambda port, argv=argv: [*argv, "-p", str(port), p.server_ip],
-            transport="rdma",
-            size_bytes=largest,
-        )
+        _perftest(p, "reference_tools", argv, largest)
     # -vv: each side's CPU use; -m: the bandwidth tests' message size (the latency
     # tests of this run use it too, and the report says so).
     _qperf(
@@ -157,15 +163,7 @@ def latency(p, s, work_dir):
         p.pingpong("latency", transport, LATENCY_BYTES, iterations=iterations)
     p.loopback("latency", "shm", LATENCY_BYTES, iterations)
     for tool in ("ib_write_lat", "ib_read_lat"):
-        argv = [tool, "-R", "-F", "-s", "2", "-n", str(iterations)]
-        p.both(
-            "latency",
-            tool,
-            lambda port, argv=argv: [*argv, "-p", str(port)],
-            lambda port, argv=argv: [*argv, "-p", str(port), p.server_ip],
-            transport="rdma",
-            size_bytes=2,
-        )
+        _perftest(p, "latency", [tool, "-R", "-F", "-s", "2", "-n", str(iterations)], 2)
     _qperf(p, "latency", QPERF_LAT_TESTS, ["-v"])
 
 
