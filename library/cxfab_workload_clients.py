@@ -8,14 +8,14 @@ module: cxfab_workload_clients
 short_description: Run each run's clients together, one run after another
 description:
   - For every run, starts all its clients at once (its parallel pairs or processes;
-    a workload run has one), waits for them, then goes on with the next run: two
+    a workload run has one), waits for them, then goes on with the next run - two
     runs never overlap.
   - A run with C(skip) (its server is not listening, or the plan skipped it) is not
     run and keeps its reason. A client longer than C(timeout) is killed (its process
-    group). Clients are not retried: their servers were seen listening before
+    group). Clients are not retried - their servers were seen listening before
     (cxfab_workload_servers).
   - With C(judge=reading) a client that exits 0 must also print the workload's
-    reading (the same judgement as the filter cxfab_workload_client_error): iperf3 -J
+    reading (the same judgement as the filter cxfab_workload_client_error) - iperf3 -J
     exits 0 when it could not connect.
   - One run failing does not stop the next; the module fails only on bad input.
   - Check mode runs nothing and reports every run as not run.

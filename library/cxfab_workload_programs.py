@@ -20,7 +20,7 @@ description:
     programs into O(dest)C(/native/build), keeps the archive as O(dest)C(/native-bin.tar)
     (what the next run compares) and runs C(pingpong --help).
   - When the archives are equal the action plugin runs C(pingpong --help) itself, with no
-    module call: a no-op run costs one remote command.
+    module call - a no-op run costs one remote command.
   - A host that cannot run the programs (another architecture, an older glibc, no
     rdma-core) fails with the loader's own words and the fix.
 options:

@@ -13,7 +13,7 @@ description:
     same C(dir) are killed first (they would hold the ports).
   - A run with C(listen) is waited for (up to C(listen_timeout) seconds) until its
     port listens, read from this host's kernel without connecting (a one-shot server
-    would take a probe connection for its client): TCP from /proc/net/tcp{,6},
+    would take a probe connection for its client) - TCP from /proc/net/tcp{,6},
     RDMA-CM from C(rdma -j resource show cm_id). A server whose process ended is not
     waited for; a read that fails counts as not listening. C(missing) lists the ports
     not listening, with why.
