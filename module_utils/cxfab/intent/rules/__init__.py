@@ -176,5 +176,14 @@ def mac_problem(text: str) -> str | None:
 
 
 # Register the rules: import the section modules in report order.
-for _section in ("switch_pairs", "vlans", "hosts", "ipoib", "workloads", "roce", "inventory"):
+for _section in (
+    "switch_pairs",
+    "vlans",
+    "hosts",
+    "host_network",
+    "ipoib",
+    "workloads",
+    "roce",
+    "inventory",
+):
     importlib.import_module(f"{__name__}.{_section}")

@@ -1,0 +1,283 @@
+"""Rules on a host's network: management interface, VLAN interfaces, addresses, QoS,
+IRQs, RDMA devices (the adapters, bond and cabling: hosts.py)."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from . import FabricView, Finding, interface, is_host_address, network, rule
+from .hosts import (
+    MODEL_RDMA_DRIVER,
+    _host_addresses,
+    _hosts,
+    _port_by_netdev,
+    _speed_mbps,
+    host_vlan_ids,
+)
+
+
+@rule(
+    "mgmt-interface-untouched",
+    "The management interface is no adapter port, bond, bond member or VLAN parent.",
+)
+def mgmt_interface_untouched(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        mgmt = host["mgmt_interface"]
+        path = ("hosts", name, "mgmt_interface")
+        bond = host.get("bond")
+        parent = mgmt.split(".", 1)[0]
+        if bond and mgmt in bond["members"]:
+            yield path, f"{mgmt} carries the Ansible connection and cannot be a bond member"
+        elif bond and parent == bond["name"]:
+            yield path, f"{mgmt} carries the Ansible connection; it cannot be or sit on the bond"
+        elif parent in _port_by_netdev(host):
+            yield (
+                path,
+                f"{mgmt} carries the Ansible connection; {parent} cannot be a managed adapter port",
+            )
+
+
+@rule("host-vlans-need-bond", "Host VLAN interfaces sit on the bond: cxfab_host.bond is defined.")
+def host_vlans_need_bond(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        if host["vlans"] and not host.get("bond"):
+            yield ("hosts", name, "vlans"), "VLAN interfaces need cxfab_host.bond (their parent)"
+
+
+@rule("host-vlan-exists", "Host VLANs are defined (present) in cxfab_vlans.")
+def host_vlan_exists(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for v, vlan in enumerate(host["vlans"]):
+            if vlan["id"] not in view.vlan_by_id and not view.was_dropped("vlan", vlan["id"]):
+                yield (
+                    ("hosts", name, "vlans", v, "id"),
+                    f"VLAN {vlan['id']} is not defined in cxfab_vlans",
+                )
+
+
+@rule(
+    "host-vlan-allowed-on-mpo",
+    "Host VLANs are allowed (tagged) on the host's MPO; an untagged bond address needs "
+    "access_vlan.",
+)
+def host_vlan_allowed_on_mpo(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        _, mpo = view.host_bond_pair_mpo(host)
+        if mpo is None:
+            continue
+        for v, vlan in enumerate(host["vlans"]):
+            if vlan["id"] not in mpo["allowed_vlans"]:
+                yield (
+                    ("hosts", name, "vlans", v, "id"),
+                    f"VLAN {vlan['id']} is not in allowed_vlans of MPO {mpo['id']}",
+                )
+        if "address" in host["bond"] and "access_vlan" not in mpo:
+            yield (
+                ("hosts", name, "bond", "address"),
+                f"an untagged address needs access_vlan on MPO {mpo['id']}",
+            )
+
+
+@rule(
+    "host-mtu-fits",
+    "Bond MTU <= MPO MTU; a VLAN interface's MTU (default the VLAN's) <= bond MTU and <= the"
+    " VLAN's MTU.",
+)
+def host_mtu_fits(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        if not bond:
+            continue
+        _, mpo = view.host_bond_pair_mpo(host)
+        if mpo and bond["mtu"] > mpo["mtu"]:
+            yield (
+                ("hosts", name, "bond", "mtu"),
+                f"{bond['mtu']} exceeds the MTU {mpo['mtu']} of MPO {mpo['id']}",
+            )
+        for v, vlan in enumerate(host["vlans"]):
+            path = ("hosts", name, "vlans", v, "mtu")
+            fabric_vlan = view.vlan_by_id.get(vlan["id"])
+            if vlan["mtu"] > bond["mtu"]:
+                # The default (the VLAN's MTU) or the host's own value: say which.
+                default = fabric_vlan and vlan["mtu"] == fabric_vlan["mtu"]
+                source = f" (VLAN {vlan['id']}'s MTU, the default)" if default else ""
+                yield path, f"{vlan['mtu']}{source} exceeds the bond MTU {bond['mtu']}"
+            if fabric_vlan and vlan["mtu"] > fabric_vlan["mtu"]:
+                yield (
+                    path,
+                    f"{vlan['mtu']} exceeds the MTU {fabric_vlan['mtu']} of VLAN {vlan['id']}",
+                )
+
+
+@rule(
+    "host-address-in-subnet",
+    "Host addresses are host addresses inside their VLAN's subnet, with its prefix length.",
+)
+def host_address_in_subnet(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, vlan_id, address in _host_addresses(view, host):
+            vlan = view.vlan_by_id.get(vlan_id)
+            if not vlan or "subnet" not in vlan:
+                continue
+            subnet = network(vlan["subnet"])
+            iface = interface(address)
+            full = ("hosts", name, *path)
+            if iface.ip not in subnet:
+                yield full, f"{address} is outside the subnet {subnet} of VLAN {vlan_id}"
+            elif iface.network != subnet:
+                yield (
+                    full,
+                    f"{address} has prefix length /{iface.network.prefixlen}; "
+                    f"VLAN {vlan_id} is {subnet}",
+                )
+            elif not is_host_address(iface):
+                yield full, f"{address} is the network or broadcast address of {subnet}"
+
+
+@rule("host-address-not-gateway", "Host addresses are not the VLAN's virtual IP or an SVI address.")
+def host_address_not_gateway(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        for path, vlan_id, address in _host_addresses(view, host):
+            vlan = view.vlan_by_id.get(vlan_id)
+            if not vlan:
+                continue
+            ip = str(interface(address).ip)
+            full = ("hosts", name, *path)
+            if ip == vlan["gateway"].get("virtual_ip"):
+                yield full, f"{ip} is the gateway virtual IP of VLAN {vlan_id}"
+            for peer, svi in vlan["svi_addresses"].items():
+                if ip == str(interface(svi).ip):
+                    yield full, f"{ip} is the SVI address of {peer} in VLAN {vlan_id}"
+
+
+@rule("host-address-unique", "No two host interfaces share an address.")
+def host_address_unique(view: FabricView) -> Iterator[Finding]:
+    owner: dict[ipaddress.IPv4Address, str] = {}
+    for name, host in _hosts(view):
+        for path, _, address in _host_addresses(view, host):
+            ip = interface(address).ip
+            if ip in owner:
+                yield ("hosts", name, *path), f"{ip} is already used by {owner[ip]}"
+            owner.setdefault(ip, f"host {name}")
+
+
+@rule("qos-vlan-is-host-vlan", "A QoS entry's vlan is a VLAN of the host.")
+def qos_vlan_is_host_vlan(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        ids = host_vlan_ids(view, host)
+        for q, entry in enumerate(host["qos"]):
+            if entry["vlan"] not in ids:
+                yield (
+                    ("hosts", name, "qos", q, "vlan"),
+                    f"VLAN {entry['vlan']} is not a VLAN of this host (cxfab_host.vlans)",
+                )
+
+
+@rule("qos-rate-within-link", "A QoS rate limit does not exceed the speed of the bond's ports.")
+def qos_rate_within_link(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        speed = _speed_mbps(host)
+        if speed is None:
+            continue
+        for q, entry in enumerate(host["qos"]):
+            if entry.get("rate_limit_mbps", 0) > speed:
+                yield (
+                    ("hosts", name, "qos", q, "rate_limit_mbps"),
+                    f"{entry['rate_limit_mbps']} Mb/s exceeds the port speed of {speed} Mb/s",
+                )
+
+
+@rule(
+    "qos-ets-sum",
+    "When a traffic class uses ets, the ets shares of the port sum to 100 and others have 0.",
+)
+def qos_ets_sum(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        classes: dict[int, dict] = {}
+        for entry in host["qos"]:
+            classes.setdefault(entry["traffic_class"], entry)
+        if not any(entry["tsa"] == "ets" for entry in classes.values()):
+            continue
+        total = sum(e["bandwidth_percent"] for e in classes.values() if e["tsa"] == "ets")
+        if total != 100:
+            yield (
+                ("hosts", name, "qos"),
+                f"ets bandwidth shares sum to {total} per port; they must sum to 100",
+            )
+        for q, entry in enumerate(host["qos"]):
+            if entry["tsa"] != "ets" and entry["bandwidth_percent"]:
+                yield (
+                    ("hosts", name, "qos", q, "bandwidth_percent"),
+                    f"traffic class {entry['traffic_class']} uses {entry['tsa']}; "
+                    "only ets classes take a bandwidth share",
+                )
+
+
+@rule(
+    "qos-traffic-class-consistent",
+    "Entries sharing a traffic class agree on tsa, share and rate limit.",
+)
+def qos_traffic_class_consistent(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        first: dict[int, dict] = {}
+        for q, entry in enumerate(host["qos"]):
+            other = first.setdefault(entry["traffic_class"], entry)
+            for key in ("tsa", "bandwidth_percent", "rate_limit_mbps"):
+                if entry.get(key) != other.get(key):
+                    yield (
+                        ("hosts", name, "qos", q, key),
+                        f"traffic class {entry['traffic_class']} has {key} "
+                        f"{other.get(key)} for VLAN {other['vlan']}; a class has one value",
+                    )
+
+
+@rule(
+    "qos-user-priority-unique",
+    "Each VLAN of a host has its own user priority (so its class can be told apart).",
+)
+def qos_user_priority_unique(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        owner: dict[int, int] = {}
+        for q, entry in enumerate(host["qos"]):
+            up = entry["user_priority"]
+            if up in owner:
+                yield (
+                    ("hosts", name, "qos", q, "user_priority"),
+                    f"user priority {up} is already used by VLAN {owner[up]}",
+                )
+            owner.setdefault(up, entry["vlan"])
+
+
+@rule("irq-cpus-policy", "irq_affinity.cpus is given for policy cpulist, and only then.")
+def irq_cpus_policy(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        irq = host["irq_affinity"]
+        path = ("hosts", name, "irq_affinity", "cpus")
+        if irq["policy"] == "cpulist" and "cpus" not in irq:
+            yield path, "required for policy cpulist"
+        if irq["policy"] != "cpulist" and "cpus" in irq:
+            yield path, f"only used by policy cpulist (policy is {irq['policy']})"
+
+
+@rule(
+    "rdma-device-netdev",
+    "An RDMA device sits on a netdev of the host; mlx4/mlx5 match the adapter family.",
+)
+def rdma_device_netdev(view: FabricView) -> Iterator[Finding]:
+    for name, host in _hosts(view):
+        devices = host.get("rdma", {}).get("devices", [])
+        known = view.host_netdevs(host)
+        ports = _port_by_netdev(host)
+        for d, device in enumerate(devices):
+            base = ("hosts", name, "rdma", "devices", d)
+            netdev = device["netdev"]
+            if netdev not in known and netdev != host["mgmt_interface"]:
+                yield (*base, "netdev"), f"{netdev} is not an interface defined in cxfab_host"
+                continue
+            if device["type"] == "rxe" or netdev not in ports:
+                continue
+            model = ports[netdev][2]["model"]
+            driver = MODEL_RDMA_DRIVER.get(model, "mlx5")
+            if device["type"] != driver:
+                yield (*base, "type"), f"{netdev} is on a {model}, whose RDMA driver is {driver}"
