@@ -245,3 +245,17 @@ def test_link_fraction_with_an_unreadable_ceiling_fails_and_soft_roce_skips():
         WORKLOADS, {"h1": soft, "h2": soft}, workload_results(), {"h1": facts, "h2": facts}
     )
     assert _by_key(found)[("perf.link_fraction", "p")]["status"] == "skip"
+
+
+def test_egress_maps_intent_expects_are_failed_when_the_facts_were_not_read():
+    sc = structured(host_intent(1))
+    names = [v["name"] for v in sc["network"]["vlans"] if v.get("egress_qos_map") is not None]
+    assert names  # the intent maps socket priorities on its VLANs
+    data = host_data()
+    data["facts"] = {"unreachable": True, "msg": "ssh: connect timed out"}
+    judged = checks.all_checks(_fabric(sc), {"h1": data}, {}, {}, [], ["hosts"])
+    found = _by_key(judged["checks"])
+    for name in names:
+        check = found[(f"qos.egress.{name}", "h1")]
+        assert (check["status"], check["observed"]) == ("fail", "not measured")
+        assert "connect timed out" in check["message"]

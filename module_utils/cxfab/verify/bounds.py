@@ -4,7 +4,7 @@ After every section made its checks (checks.all_checks), three rules bound them:
 
 1. `expected_checks`: from the structured config, the checks that must appear for
    every device of the sections that ran (a host's links, MTUs, bond, IRQs, RDMA
-   devices, QoS, lossless, firmware and health; a switch's health; a workload pair's
+   devices, egress maps, QoS, lossless, firmware and health; a switch's health; a workload pair's
    performance). One that the run did not produce fails: "not measured: <why>", the
    why being the target's own failure that explains it (host unreachable, facts not
    read, no workload result) when there is one.
@@ -118,6 +118,11 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
         (f"rdma.{d['name']}.state", "RDMA device")
         for d in (sc.get("rdma") or {}).get("devices") or []
     ]
+    ids += [
+        (f"qos.egress.{v['name']}", "VLAN egress map")
+        for v in network.get("vlans") or []
+        if v.get("egress_qos_map") is not None
+    ]
     if bond or network.get("vlans") or sc.get("ipoib"):
         ids.append(("network.config", "network drift"))
     if sc.get("qos") is not None:
@@ -143,6 +148,10 @@ def _health_ids(sc: dict) -> list[tuple[str, str]]:
             dev = port["netdev"]
             ids += [(f"link.{dev}.diag", "link diagnosis"), (f"flap.{dev}", "link flaps")]
             ids.append((f"counters.{dev}", "error counters"))
+    lossless = sc.get("lossless")
+    ids += [
+        (f"pfc.{p}.counters", "RoCE priority counters") for p in (lossless or {}).get("ports", [])
+    ]
     return ids
 
 
