@@ -100,8 +100,8 @@ demo: setup  ## The main job: lab up, site.yml + verify.yml on the lab, report, 
 	  ansible-playbook -i inventories/lab playbooks/verify.yml || rc=$$?; \
 	fi; \
 	if [ -f reports/latest/report.json ]; then \
-	  echo ">> demo: report in $(TOP)/reports/latest/ (report.html, report.md, report.json)"; \
-	  python -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print(">> demo: %(passed)d passed, %(failed)d failed, %(skipped)d skipped" % s)' reports/latest/report.json; \
+	  echo ">> demo: report in $(TOP)/reports/latest/ (report.html, report.md, report.json, report.junit.xml, cxfab.prom)"; \
+	  python -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print(">> demo: %(passed)d passed, %(warned)d warned, %(failed)d failed, %(skipped)d skipped, %(waived)d waived" % s)' reports/latest/report.json; \
 	fi; \
 	if [ -z "$(LAB_KEEP)" ]; then $(MAKE) --no-print-directory lab-down; else echo ">> demo: lab kept (make lab-down stops it)"; fi; \
 	exit $$rc

@@ -11,7 +11,7 @@ from ansible.plugins.action import ActionBase
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
-from cxfab.verify.report import ReportError, build_report, write_report
+from cxfab.verify.report import ReportError, build_report, run_fails, write_report
 
 
 class ActionModule(ActionBase):
@@ -41,7 +41,12 @@ class ActionModule(ActionBase):
         except ReportError as exc:
             raise AnsibleActionFail(f"report: {exc}") from exc
         if self._task.check_mode:
-            result.update(changed=False, summary=report["summary"], path=None)
+            result.update(
+                changed=False,
+                summary=report["summary"],
+                path=None,
+                run_failed=run_fails(report["summary"]),
+            )
             return result
         out = write_report(report, reports_dir)
         written = json.loads((out / "report.json").read_text())
@@ -50,6 +55,7 @@ class ActionModule(ActionBase):
             path=str(out),
             latest=str(Path(reports_dir) / "latest"),
             summary=report["summary"],
+            run_failed=run_fails(report["summary"]),
             categories=report["categories"],
             failed_checks=[c for c in report["checks"] if c["status"] == "fail"],
             warned_checks=[c for c in report["checks"] if c["status"] == "warn"],

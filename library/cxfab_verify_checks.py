@@ -11,7 +11,11 @@ description:
     runs, switch health results, per-VLAN QoS measurements and workload results
     become C({id, target, category, status, expected, observed, message}) checks,
     plus the bandwidth and QoS series for the report's plots.
-  - A check that cannot be judged is C(skip) with its reason; nothing unobserved passes.
+  - Verify cannot shrink - every check the structured config implies for the sections
+    that ran must appear; one the run did not produce fails C(not measured: <why>).
+    C(skip) is only "not applicable by intent"; a missing or mistyped tool, an
+    unreachable host or a missing start snapshot fails. A failure or warning matched
+    by O(waive) becomes C(waived).
 version_added: "0.1.0"
 options:
   fabric:
@@ -60,6 +64,18 @@ options:
       own thermal limits (the adapter's user manual gives them).
     type: float
     default: 95
+  switches:
+    description: The switches of the run; each must return its health checks.
+    type: list
+    elements: str
+    default: []
+  waive:
+    description: >-
+      The inventory's C(verify_waive) - a list of C({id, target, reason}); C(id) and
+      C(target) are globs, C(target) is optional, C(reason) is shown in the report.
+    type: list
+    elements: raw
+    default: []
 author: cxfab
 """
 
@@ -82,7 +98,7 @@ qos: {description: Per-VLAN throughput series., type: list, returned: always}
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.host.net import IntentError  # noqa: E402
-from ansible.module_utils.cxfab.verify.checks import all_checks  # noqa: E402
+from ansible.module_utils.cxfab.verify.checks import WaiverError, all_checks  # noqa: E402
 
 
 def main():
@@ -102,6 +118,8 @@ def main():
             "health": {"type": "dict"},
             "supported_cables": {"type": "list", "elements": "dict", "default": []},
             "max_temp_c": {"type": "float", "default": 95.0},
+            "switches": {"type": "list", "elements": "str", "default": []},
+            "waive": {"type": "list", "elements": "raw", "default": []},
         },
         supports_check_mode=True,
     )
@@ -120,7 +138,11 @@ def main():
             p["health"],
             p["supported_cables"],
             p["max_temp_c"],
+            p["switches"],
+            p["waive"],
         )
+    except WaiverError as exc:
+        module.fail_json(msg=str(exc))
     except IntentError as exc:
         module.fail_json(msg=f"fabric.hosts: {exc}", path=exc.path)
     except (KeyError, TypeError, ValueError) as exc:

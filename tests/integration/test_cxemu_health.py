@@ -186,4 +186,9 @@ def test_pinned_config_and_counters_are_audited(checks):
     assert checks["nvconfig.cx4.SRIOV_EN"]["status"] == "pass"
     # the same (static) mlx5 counters at start and end: nothing grew
     assert checks["counters.cxa0"]["status"] == "pass"
-    assert checks["temp.cx4"]["status"] == "skip"
+    # no hwmon sensor on the emulated card and no mget_temp: not measured is a failure
+    assert (checks["temp.cx4"]["status"], checks["temp.cx4"]["observed"]) == (
+        "fail",
+        "not measured",
+    )
+    assert "no mget_temp" in checks["temp.cx4"]["message"]

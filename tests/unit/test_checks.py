@@ -272,14 +272,15 @@ def test_firmware_psid_mismatch_fails_with_observed_psid():
     )
 
 
-def test_firmware_tool_missing_is_a_skip_other_errors_fail():
+def test_firmware_tool_missing_fails_not_measured_other_errors_fail():
     missing = {
         "item": host_intent()["nics"][0],
         "failed": True,
         "msg": "no tool for querying firmware: install mstflint or NVIDIA MFT",
     }
     broken = dict(missing, msg="-E- Cannot open device 0000:65:00.0")
-    assert status_of(nic.firmware_checks("h1", [missing]), "firmware.cx4.version") == "skip"
+    unmeasured = by_id(nic.firmware_checks("h1", [missing]))["firmware.cx4.version"]
+    assert (unmeasured["status"], unmeasured["observed"]) == ("fail", "not measured")
     assert status_of(nic.firmware_checks("h1", [broken]), "firmware.cx4.psid") == "fail"
 
 

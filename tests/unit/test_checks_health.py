@@ -110,7 +110,7 @@ def test_errors_fec_did_not_correct_fail_the_link():
         ({"error": "`mlxlink -d x -c` failed (rc=1): -E- boom"}, "fail", "unreadable"),
         (
             {"absent": "neither mlxlink (MFT) nor mstlink (mstflint) is installed"},
-            "skip",
+            "fail",
             "not measured",
         ),
     ],
@@ -158,11 +158,12 @@ def test_an_administrative_flap_seen_only_by_the_bond_is_named():
     assert check["observed"] == "bond0 Link Failure Count 0 -> 1"
 
 
-def test_without_start_snapshot_the_comparisons_skip():
+def test_without_start_snapshot_the_comparisons_fail_not_measured():
     health = snapshots()
     health["start"] = {"skipped": True}
     found = run(health)
-    assert found["flap.ens4"]["status"] == found["counters.ens4"]["status"] == "skip"
+    assert found["flap.ens4"]["status"] == found["counters.ens4"]["status"] == "fail"
+    assert found["flap.ens4"]["observed"] == "not measured"
 
 
 def test_failed_end_read_is_one_failed_check():

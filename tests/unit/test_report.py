@@ -55,6 +55,7 @@ def test_summary_is_counted_from_the_checks():
         "warned": 0,
         "failed": 1,
         "skipped": 1,
+        "waived": 0,
         "total": 3,
     }
 
@@ -180,6 +181,7 @@ def test_summary_per_category_counts_and_lists_what_was_not_verified():
         "warn": 1,
         "fail": 2,
         "skip": 0,
+        "waived": 0,
         "total": 9,
     }
     assert (rows["PCIe"]["fail"], rows["PCIe"]["skip"]) == (1, 1)

@@ -2,7 +2,10 @@
 
 Every check, whoever makes it (host, switch, workload, NIC health), is built here:
 
-    {id, target, category, status: pass|warn|fail|skip, expected, observed, message}
+    {id, target, category, status: pass|warn|fail|skip|waived, expected, observed, message}
+
+`skip` is only "not applicable by intent"; a check intent expects that could not be
+measured fails ("not measured: <why>") unless the inventory waives it (`waived`).
 
 and its category follows from the first dotted part of its id (CATEGORY_OF_PREFIX),
 so a new check id picks its category up in this one place.
@@ -10,8 +13,15 @@ so a new check id picks its category up in this one place.
 
 from __future__ import annotations
 
-STATUSES = ("pass", "warn", "fail", "skip")
-SUMMARY_KEYS = {"pass": "passed", "warn": "warned", "fail": "failed", "skip": "skipped"}
+STATUSES = ("pass", "warn", "fail", "skip", "waived")
+SUMMARY_KEYS = {
+    "pass": "passed",
+    "warn": "warned",
+    "fail": "failed",
+    "skip": "skipped",
+    "waived": "waived",
+}
+NOT_MEASURED = "not measured"
 
 # Report categories, in the order the summary lists them. The first nine are always
 # listed (a category without checks shows that nothing of it was verified).
@@ -75,7 +85,7 @@ CATEGORY_OF_PREFIX = {
     "ipoib": "network",
 }
 CHECK_KEYS = ("id", "target", "category", "status", "expected", "observed", "message")
-_STATUS_RANK = {"pass": 0, "skip": 1, "warn": 2, "fail": 3}
+_STATUS_RANK = {"pass": 0, "waived": 1, "skip": 2, "warn": 3, "fail": 4}
 
 
 def category_of(check_id: str) -> str:
@@ -125,12 +135,23 @@ class Checks(list):
         self.append(check(check_id, self.target, "warn", expected, observed, message))
 
     def skip(self, check_id, expected, reason):
-        """Could not be judged: the reason is the message, never a pass."""
-        self.append(check(check_id, self.target, "skip", expected, "not measured", reason))
+        """Not applicable by intent: the reason is the message, never a pass."""
+        self.append(check(check_id, self.target, "skip", expected, NOT_MEASURED, reason))
+
+    def unmeasured(self, check_id, expected, why):
+        """Intent expects it and it could not be measured: a failure."""
+        self.append(unmeasured(check_id, self.target, expected, why))
+
+
+def unmeasured(check_id, target, expected, why, **extra) -> dict:
+    """A check intent expects that was not measured: fail, "not measured: <why>"."""
+    return check(
+        check_id, target, "fail", expected, NOT_MEASURED, f"{NOT_MEASURED}: {why}", **extra
+    )
 
 
 def merge(checks: list[dict]) -> list[dict]:
-    """One check per (id, target), keeping the worst status (fail > warn > skip > pass)."""
+    """One check per (id, target), keeping the worst status (fail > warn > skip > waived > pass)."""
     chosen: dict[tuple[str, str], dict] = {}
     for one in checks:
         key = (str(one["id"]), str(one["target"]))

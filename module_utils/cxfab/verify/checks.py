@@ -4,16 +4,26 @@ Pure functions, no I/O. `playbooks/verify.yml` gathers the observations (host
 facts, read-only module runs, switch health, QoS and workload measurements) and
 `cxfab_verify_checks` turns them into checks here:
 
-    {id, target, category, status: pass|fail|skip, expected, observed, message}
+    {id, target, category, status: pass|warn|fail|skip|waived, expected, observed, message}
 
-A check that cannot be judged is `skip` with the reason in `message`; nothing
-that was not observed ever passes.
+Nothing that was not observed ever passes, and verify cannot shrink (bounds.py): a
+check the intent expects that the run did not produce fails "not measured: <why>";
+`skip` is only "not applicable by intent"; the inventory's `verify_waive` turns a
+failure or warning into `waived`.
 """
 
 from __future__ import annotations
 
 from ..common.checks import Checks, merge
 from ..structured.packed import Unpacked
+from .bounds import (  # noqa: F401  (WaiverError re-exported for the module)
+    WaiverError,
+    apply_waivers,
+    bound_skips,
+    expected_checks,
+    missing_checks,
+    validate_waivers,
+)
 from .host import host_checks
 from .nic_health import health_checks
 from .perf import perf_checks
@@ -56,8 +66,14 @@ def all_checks(
     health=None,
     supported_cables=None,
     max_temp_c=None,
+    switches=None,
+    waive=None,
 ) -> dict:
-    """Every check of a verify run plus the report series; sections not run add nothing."""
+    """Every check of a verify run plus the report series; sections not run add nothing.
+
+    `switches`: the switches of the run (each must return its health); `waive`: the
+    inventory's verify_waive (validated here, WaiverError when malformed)."""
+    waivers = validate_waivers(waive)
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
     # As validate.yml publishes it (one JSON text per device) or already decoded.
     structured = Unpacked(fabric.get("structured") or {})
@@ -88,4 +104,9 @@ def all_checks(
     if "perf" in sections:
         found, bandwidth = perf_checks(workloads, hosts, workload_results, facts, workload_error)
         checks += found
-    return {"checks": merge(checks), "bandwidth": bandwidth, "qos": qos_series}
+    checks = bound_skips(merge(checks))
+    expected = expected_checks(
+        structured, hosts, workloads, switches, sections, health_ran=health is not None
+    )
+    checks += missing_checks(checks, expected)
+    return {"checks": apply_waivers(checks, waivers), "bandwidth": bandwidth, "qos": qos_series}

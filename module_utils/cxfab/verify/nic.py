@@ -13,7 +13,7 @@ def _nic(result: dict) -> dict:
 def _unreadable(out: Checks, check_id: str, expected: str, result: dict) -> None:
     message = str(result.get("msg", "query failed"))
     if tool_missing(message):
-        out.skip(check_id, expected, message)
+        out.unmeasured(check_id, expected, message)
     else:
         out.fail(check_id, expected, "unreadable", message)
 

@@ -15,7 +15,8 @@ checks in the report's shape:
     nvconfig.<nic>.<PARAM>    every pinned mlxconfig parameter, Current and Next Boot
 
 Nothing that was not read passes: a failed read fails with the command's words, a
-thing no installed tool reports is `skip` with the reason.
+tool that is missing or mistyped, or a start snapshot that was not taken, fails "not
+measured"; `skip` is left to what the card itself does not have.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from ..common.checks import check
+from ..common.checks import check, unmeasured
 from .pfc import pfc_counters_check
 
 DEFAULT_MAX_TEMP_C = 95.0
@@ -72,7 +73,7 @@ def link_check(target, port_intent, data) -> dict:
     expected = "Active, no troubleshooting opcode" + (f", {wanted} Gb/s" if wanted else "")
     link = data.get("link") or {}
     if link.get("absent"):
-        return check(check_id, target, "skip", expected, "not measured", link["absent"])
+        return unmeasured(check_id, target, expected, link["absent"])
     if link.get("error"):
         return check(check_id, target, "fail", expected, "unreadable", link["error"])
     cable = cable_words(data.get("cable"))
@@ -151,7 +152,9 @@ def flap_check(target, start, end) -> dict:
     netdev = end["netdev"]
     check_id, expected = f"flap.{netdev}", "no link-down event during verify"
     if start is None:
-        return check(check_id, target, "skip", expected, "not measured", "no start snapshot")
+        return unmeasured(
+            check_id, target, expected, "no start snapshot (taken at the start of verify)"
+        )
     before, after = _down_events(start), _down_events(end)
     common = sorted(set(before) & set(after))
     if not common:
@@ -173,7 +176,9 @@ def counters_check(target, start, end) -> dict:
     netdev = end["netdev"]
     check_id, expected = f"counters.{netdev}", "no error or discard counter grew during verify"
     if start is None:
-        return check(check_id, target, "skip", expected, "not measured", "no start snapshot")
+        return unmeasured(
+            check_id, target, expected, "no start snapshot (taken at the start of verify)"
+        )
     for snapshot in (start, end):
         if snapshot.get("counters_error"):
             return check(

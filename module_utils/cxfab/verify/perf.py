@@ -64,17 +64,19 @@ def _error(rows, tool, transport=None, size=None) -> str:
 
 
 def _relative(out, thresholds, key, at, value, ref, what, against, why_missing=""):
-    """value / ref >= thresholds[key]; skip (with the reason) without a threshold."""
+    """value / ref >= thresholds[key]; skip (with the reason) without a threshold; either
+    figure missing (or both: our transport and its reference failed alike) fails."""
     threshold = thresholds.get(key)
     check_id = f"perf.{key}" + (f".{at}" if at else "")
     expected = f"{what} >= {threshold} x {against}" + (f" at {at} B" if at else "")
-    if value is None and ref is None:
-        return
     if threshold is None:
         reason = f"no workloads.thresholds.{key} in the inventory"
         out.skip(check_id, f"{what} vs {against}", reason)
     elif value is None or not ref:
-        missing = what if value is None else against
+        missing = (
+            " and ".join(name for name, got in ((what, value), (against, ref)) if got is None)
+            or against
+        )
         measured_zero = value is not None and ref is not None  # the tool averaged 0 b/s
         reason = why_missing or ("averaged 0 b/s" if measured_zero else "no result")
         out.fail(check_id, expected, f"{missing}: {reason}")
@@ -146,7 +148,11 @@ def _link_fraction(out, pair, hosts, host_facts, thresholds, rows) -> None:
     for host in (pair["client"], pair["server"]):
         ceiling, why = _ceiling(hosts.get(host) or {}, (host_facts or {}).get(host) or {})
         if ceiling is None:
-            out.skip("perf.link_fraction", expected, f"{host}: {why}")
+            # Not applicable: a soft-RoCE port (intent), or the host section did not run.
+            if why.startswith("soft-RoCE") or why.startswith("host facts were not"):
+                out.skip("perf.link_fraction", expected, f"{host}: {why}")
+            else:
+                out.unmeasured("perf.link_fraction", expected, f"{host}: {why}")
             return
         ceilings.append((ceiling, f"{host}: {why}"))
     tool = [

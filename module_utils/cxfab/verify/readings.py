@@ -16,7 +16,8 @@ def absent(result) -> bool:
 def tool_missing(message: str) -> bool:
     """The failure says a card tool is missing or its path is wrong."""
     text = message.lower()
-    return "no tool for" in text or "not found in path" in text or "not an executable" in text
+    words = ("no tool for", "not found in path", "not an executable", "is not installed")
+    return any(word in text for word in words)
 
 
 def data_ports(host: dict) -> list[dict]:

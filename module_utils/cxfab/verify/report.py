@@ -1,5 +1,8 @@
 """The verification report: checks and measurements -> report.json, report.md, report.html.
 
+report.json's shape is docs/report.schema.json (`schema_version`); report.junit.xml and
+cxfab.prom (outputs.py) carry the same checks for CI systems and monitoring.
+
 A report is built on the controller from the results the verify playbook collects.
 Every check has the same shape, whatever produced it (switch, host or workload):
 
@@ -39,8 +42,13 @@ from ..common.checks import (  # noqa: F401  (re-exported: the report's readers 
     SUMMARY_KEYS,
     category_of,
 )
+from .bounds import run_fails  # noqa: F401  (the run's verdict, read with the summary)
+from .outputs import junit_xml, prometheus_text
 
 REDACTED = "********"
+# The version of report.json's shape, described by docs/report.schema.json: bump it
+# (and the schema's `schema_version` const) whenever the shape changes.
+SCHEMA_VERSION = "2"
 
 
 class ReportError(ValueError):
@@ -95,6 +103,7 @@ def build_report(
         summary[SUMMARY_KEYS[check["status"]]] += 1
     summary["total"] = len(normalised)
     report = {
+        "schema_version": SCHEMA_VERSION,
         "meta": {"generated": datetime.now(UTC).isoformat(timespec="seconds"), **(meta or {})},
         "summary": summary,
         "categories": category_summary(normalised),
@@ -121,7 +130,7 @@ def category_summary(checks: list[dict]) -> list[dict]:
 
 
 _ORDER = {name: index for index, name in enumerate(CATEGORIES)}
-_STATUS_ORDER = {"fail": 0, "warn": 1, "skip": 2, "pass": 3}
+_STATUS_ORDER = {"fail": 0, "warn": 1, "waived": 2, "skip": 3, "pass": 4}
 
 
 def reading_order(checks: list[dict]) -> list[dict]:
@@ -300,6 +309,8 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
     }
     (out / "report.md").write_text(env.get_template("report.md.j2").render(**context))
     (out / "report.html").write_text(env.get_template("report.html.j2").render(**context))
+    (out / "report.junit.xml").write_text(junit_xml(report))
+    (out / "cxfab.prom").write_text(prometheus_text(report))
 
     latest = reports_dir / "latest"
     if latest.is_symlink() or latest.is_file():

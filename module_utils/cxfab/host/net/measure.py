@@ -19,7 +19,8 @@ The unlimited VLAN passes above every limit; it is low (evidence) when a limited
 of the same round reached its full limit and still carried more than it (the
 "unlimited" traffic is held below a shaper), else starved.
 
-Over the rounds: a VLAN that passed once passes; otherwise any evidence fails it;
+Over the rounds: a reading above the band fails the VLAN at once, even if another
+round passed; otherwise a VLAN that passed once passes; otherwise a low reading fails it;
 otherwise it is inconclusive (reported as a warning with the readings, never a pass).
 (The iperf3 figures are parsed by cxfab.workloads.pair_runs.iperf3_bps.)
 """
@@ -144,9 +145,10 @@ def verdicts(rounds: list[dict], targets: list[dict], tolerance: float) -> list[
 
 
 def _choose(per_round: list[tuple[str, str, float]]) -> tuple[str, str, float]:
-    """The round a verdict rests on: a pass, else the clearest evidence, else the
-    highest starved reading."""
-    for wanted in (PASS, HIGH, LOW):
+    """The round a verdict rests on: a reading above the band (the limit did not hold:
+    evidence at once, whatever other rounds read), else a pass, else a low reading,
+    else the highest starved reading."""
+    for wanted in (HIGH, PASS, LOW):
         found = [entry for entry in per_round if entry[0] == wanted]
         if found:
             return max(found, key=lambda entry: entry[2]) if wanted != HIGH else found[0]
