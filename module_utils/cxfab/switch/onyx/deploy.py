@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..secrets import REDACTED
-from . import health
+from . import health, shows
 from .parser import ParsedConfig, parse_running_config
 from .plan import SECTIONS, Scope, make_plan, only_sections
 from .readerror import ReadError, unreadable
@@ -102,7 +102,7 @@ def read_shows(peer: Peer, names: list[str]) -> tuple[dict, dict]:
         if peer.session is None:
             outputs[name], errors[name] = None, peer.error or "no session"
             continue
-        outputs[name], error = peer.session.try_show(health.show_command(name, peer.release))
+        outputs[name], error = peer.session.try_show(shows.show_command(name, peer.release))
         if error:
             errors[name] = error
     return outputs, errors
@@ -110,9 +110,9 @@ def read_shows(peer: Peer, names: list[str]) -> tuple[dict, dict]:
 
 def saved_state(peer: Peer) -> dict:
     """`show configuration files` read for the peer's release; raises on an unreadable reply."""
-    text = peer.session.show(health.show_command("files", peer.release))
+    text = peer.session.show(shows.show_command("files", peer.release))
     try:
-        return health.parse("files", text, peer.release)
+        return shows.parse("files", text, peer.release)
     except ReadError as exc:
         raise SessionError(f"{peer.name}: {exc}") from None
 
@@ -160,7 +160,7 @@ def gate_problems(me: Peer, partner: Peer, my_config: ParsedConfig) -> list[str]
         if name not in names:
             continue
         try:
-            problem = judge(health.parse(name, outputs[name], partner.release))
+            problem = judge(shows.parse(name, outputs[name], partner.release))
         except ReadError as exc:
             said = f"release {partner.release or 'unknown'}"
             problems.append(
