@@ -13,4 +13,5 @@ Modules:
     health      the post-deploy checks of a switch and its pair, from those reads
     readerror   the "could not read" error every show parser raises
     session     the netmiko session (the only code that talks to a switch)
+    driver      the switch driver (../driver.py) the pair transaction calls
 """
