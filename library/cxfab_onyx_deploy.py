@@ -1,5 +1,10 @@
 #!/usr/bin/python
-"""Deploy an Onyx switch pair: gate, one transaction per peer, one SSH session per switch."""
+"""Deploy a switch pair: the driver of the pair's platform under the OS-neutral transaction.
+
+The transaction (module_utils/cxfab/switch/transaction.py) holds the pair loop,
+the gate, the snapshot, the health wait, the save and the revert; this module
+reads its files, picks the driver and writes the records.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,13 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.switch.onyx import deploy
-from ansible.module_utils.cxfab.switch.onyx.plan import SECTIONS
+from ansible.module_utils.cxfab.switch import transaction
+from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
 from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
+from ansible.module_utils.cxfab.switch.secrets import redact_record
+
+# The driver of each switch platform (the fabric's `switch_pairs[].platform`).
+DRIVERS = {"onyx": OnyxDriver}
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_deploy
@@ -83,6 +92,10 @@ options:
     description: Seconds a peer has to become healthy after its change.
     type: int
     default: 90
+  platform:
+    description: The pair's switch OS (C(switch_pairs[].platform)); it picks the driver.
+    type: str
+    default: onyx
 """
 
 RETURN = r"""
@@ -104,7 +117,7 @@ def _load(path: str, what: str):
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except OSError as exc:
-        raise deploy.DeployError(f"{what} {path}: cannot read it ({exc.strerror})") from None
+        raise transaction.DeployError(f"{what} {path}: cannot read it ({exc.strerror})") from None
     return yaml.safe_load(text) if path.endswith(".yml") else text
 
 
@@ -127,17 +140,23 @@ def main():
             "password": {"type": "str", "required": True, "no_log": True},
             "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
             "host_key_checking": {"type": "bool", "default": True},
-            "sections": {"type": "list", "elements": "str", "default": list(SECTIONS)},
+            "sections": {"type": "list", "elements": "str", "default": list(OnyxDriver.SECTIONS)},
             "repair": {"type": "bool", "default": False},
             "wait": {"type": "int", "default": 90},
+            "platform": {"type": "str", "default": "onyx"},
         },
         supports_check_mode=True,
     )
     p = module.params
-    unknown = sorted(set(p["sections"]) - set(SECTIONS))
+    driver_class = DRIVERS.get(p["platform"])
+    if driver_class is None:
+        module.fail_json(
+            msg=f"platform {p['platform']!r}: no switch driver for it (known: {sorted(DRIVERS)})"
+        )
+    unknown = sorted(set(p["sections"]) - set(driver_class.SECTIONS))
     if unknown:
-        module.fail_json(msg=f"sections: {unknown} are not among {list(SECTIONS)}")
-    options = deploy.Options(
+        module.fail_json(msg=f"sections: {unknown} are not among {list(driver_class.SECTIONS)}")
+    options = transaction.Options(
         sections=tuple(p["sections"]),
         check_mode=module.check_mode,
         repair=p["repair"],
@@ -145,58 +164,32 @@ def main():
         snapshot_dir=p["snapshot_dir"],
         secrets=[p["password"]],
     )
-    records: dict = {}
-    result = {"changed": False, "switches": records, "sessions": {}}
-    peers: dict = {}
+
+    def intended_for(name: str) -> str:
+        return _load(os.path.join(p["configs_dir"], f"{name}.cfg"), "intended config")
+
     try:
         first = _load(os.path.join(p["structured_dir"], f"{p['switches'][0]}.yml"), "structured")
-        names = sorted([first["switch"], first["partner"]], key=lambda n: n != first["switch"])
-        order = [n for n in (first["switch"], first["partner"]) if n in p["switches"]]
-        for name in names:
+        drivers = {}
+        for name in sorted([first["switch"], first["partner"]], key=lambda n: n != first["switch"]):
             structured = _load(os.path.join(p["structured_dir"], f"{name}.yml"), "structured")
-            peers[name] = deploy.Peer(name, structured)
-        for name in sorted(peers, key=lambda n: peers[n].structured["peer_index"]):
-            deploy.open_peer(
-                peers[name], p["username"], p["password"], p["known_hosts"],
-                check_host_key=p["host_key_checking"],
-            )  # fmt: skip
-            result["sessions"][name] = 1 if peers[name].session else 0
-        for index, name in enumerate(order):
-            partner = peers[peers[name].structured["partner"]]
-            intended = _load(os.path.join(p["configs_dir"], f"{name}.cfg"), "intended config")
-            pending = partner.name in order[index + 1 :]
-            try:
-                records[name] = deploy.change_peer(peers[name], partner, intended, pending, options)
-            except deploy.DeployError as exc:
-                records[name] = {**(exc.record or {"switch": name, "lines": []}), "error": str(exc)}
-                raise
-            if records[name]["lines"]:
-                result["changed"] = True
-            for warning in records[name]["warnings"]:
-                module.warn(f"{name}: {warning}")
-            for check in records[name].get("post_waived") or []:
-                module.warn(
-                    f"{check['target']} {check['id']}: {check['observed']} ({check['waived']})"
-                )
-            failed = records[name].get("post_failed")
-            if failed:
-                raise deploy.DeployError(
-                    f"{name}: the pair is not healthy: "
-                    + "; ".join(f"{c['target']} {c['id']}: {c['observed']}" for c in failed[:6])
-                )
-    except deploy.DeployError as exc:
-        result["msg"] = str(exc)
-    except deploy.SessionError as exc:
-        result["msg"] = str(exc)
-    finally:
-        for peer in peers.values():
-            if peer.session:
-                peer.session.close()
-    clean = deploy.redact_record(result, options.secrets)
-    _write_records(p["record_dir"], clean["switches"])
-    if "msg" in clean:
-        module.fail_json(**clean)
-    module.exit_json(**clean)
+            drivers[name] = driver_class(name, structured)
+    except transaction.DeployError as exc:
+        result = {"changed": False, "switches": {}, "sessions": {}, "msg": str(exc)}
+        _write_records(p["record_dir"], {})
+        module.fail_json(**redact_record(result, options.secrets))
+    order = [n for n in (first["switch"], first["partner"]) if n in p["switches"]]
+    login = {
+        "username": p["username"],
+        "password": p["password"],
+        "known_hosts": p["known_hosts"],
+        "check_host_key": p["host_key_checking"],
+    }
+    result = transaction.deploy_pair(drivers, order, intended_for, login, options, module.warn)
+    _write_records(p["record_dir"], result["switches"])
+    if "msg" in result:
+        module.fail_json(**result)
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.cxfab.switch.onyx import deploy, health
+from ansible.module_utils.cxfab.switch.driver import UntrustedSwitch
+from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
 from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
+from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_health
@@ -92,16 +94,15 @@ releases:
 
 def _round(me, partner, scope):
     peers = [me] if scope == "local" else [me, partner]
-    checks, outputs = [], {}
+    checks, readings = [], []
     for peer in peers:
-        outs, errors = deploy.read_shows(peer, health.needed_shows(peer.structured))
-        outputs[peer.name] = outs
-        found = health.switch_checks(peer.structured, outs, errors, peer.release)
-        checks += [c for c in found if scope == "all" or peer is me or c["scope"] == "pair"]
+        reading = peer.health()
+        readings.append(reading)
+        checks += [
+            c for c in reading.checks if scope == "all" or peer is me or c["scope"] == "pair"
+        ]
     if scope != "local":
-        structures = {p.name: p.structured for p in peers}
-        releases = {p.name: p.release for p in peers}
-        checks += health.pair_checks(me.structured["pair"], structures, outputs, releases)
+        checks += me.pair_checks(readings)
     return checks
 
 
@@ -133,15 +134,12 @@ def main():
             theirs = yaml.safe_load(f)
     except OSError as exc:
         module.fail_json(msg=f"structured config: {exc.filename}: {exc.strerror}")
-    me = deploy.Peer(mine["switch"], mine)
-    partner = deploy.Peer(theirs["switch"], theirs)
+    me = OnyxDriver(mine["switch"], mine)
+    partner = OnyxDriver(theirs["switch"], theirs)
     peers = [me] if p["scope"] == "local" else [me, partner]
     try:
         for peer in peers:
-            deploy.open_peer(
-                peer, p["username"], p["password"], p["known_hosts"],
-                check_host_key=p["host_key_checking"],
-            )  # fmt: skip
+            peer.open(p["username"], p["password"], p["known_hosts"], p["host_key_checking"])
         deadline = time.monotonic() + max(p["wait"], 0)
         while True:
             checks = _round(me, partner, p["scope"])
@@ -149,13 +147,12 @@ def main():
             if not failed or time.monotonic() >= deadline:
                 break
             time.sleep(1)
-    except deploy.DeployError as exc:
+    except UntrustedSwitch as exc:
         module.fail_json(msg=str(exc))
     finally:
         for peer in peers:
-            if peer.session:
-                peer.session.close()
-    result = deploy.redact_record(
+            peer.close()
+    result = redact_record(
         {
             "changed": False,
             "checks": checks,

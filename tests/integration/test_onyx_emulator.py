@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable
 
 import pytest
-from cxfab.switch.onyx import health, health_json
+from cxfab.switch.onyx import health_json
+from cxfab.switch.onyx import shows as onyx_shows
 from cxfab.switch.onyx.version import release_from_show_version
 from netmiko import ConnectHandler
 
@@ -246,10 +247,14 @@ def _same_reads(from_json: dict, from_text: dict) -> None:
 
 def test_health_reads_json_print_on_3_10_and_it_agrees_with_text(conns):
     for conn in conns.values():
-        asked = {k: health.show_command(k, "3.10.2002") for k in HEALTH_READS}
+        asked = {k: onyx_shows.show_command(k, "3.10.2002") for k in HEALTH_READS}
         assert all(command.endswith(" | json-print") for command in asked.values())
-        from_json = {k: health.parse(k, show(conn, asked[k]), "3.10.2002") for k in HEALTH_READS}
-        from_text = {k: health.parse(k, show(conn, health.SHOW_COMMANDS[k]), None) for k in asked}
+        from_json = {
+            k: onyx_shows.parse(k, show(conn, asked[k]), "3.10.2002") for k in HEALTH_READS
+        }
+        from_text = {
+            k: onyx_shows.parse(k, show(conn, onyx_shows.SHOW_COMMANDS[k]), None) for k in asked
+        }
         _same_reads(from_json, from_text)
         assert from_json["mlag"]["active_full"] == 1 and from_json["magp"][10]["state"] == "Master"
 
@@ -340,9 +345,9 @@ def test_json_shape_changes_at_3_6_6000_compared_numerically(release, new_shape)
     magp = json.loads(shows.dispatch(switch, ["magp"], json_print=True))
     assert (magp == [{"MAGP 10": [magp[0]["MAGP 10"][0]]}]) if new_shape else magp[0]["header"]
     # Both shapes read as the text does; the health reads ask for JSON only on the new one.
-    text = health.parse("magp", shows.dispatch(switch, ["magp"], json_print=False), None)
+    text = onyx_shows.parse("magp", shows.dispatch(switch, ["magp"], json_print=False), None)
     assert health_json.parse_show_magp(json.dumps(magp), release) == text
-    assert health.show_command("magp", release).endswith("| json-print") is new_shape
+    assert onyx_shows.show_command("magp", release).endswith("| json-print") is new_shape
     vlans = json.loads(shows.dispatch(switch, ["vlan"], json_print=True))
     assert isinstance(vlans["10"], list) is new_shape
 
@@ -358,8 +363,8 @@ def test_release_3_6_starts_from_saved_configs(pair, tmp_path):
             assert "interface vlan 10 ip address 10.0.10.2 255.255.255.0" in running
             assert "## Product release" not in running
             assert field(show(conn, "show configuration files"), "Unsaved changes") == "no"
-            asked = health.show_command("files", "3.6.5000")  # before json-print: text
-            assert health.parse("files", show(conn, asked), "3.6.5000")["unsaved"] is False
+            asked = onyx_shows.show_command("files", "3.6.5000")  # before json-print: text
+            assert onyx_shows.parse("files", show(conn, asked), "3.6.5000")["unsaved"] is False
             assert field(show(conn, "show version"), "Product release") == "3.6.5000"
             wait_for(lambda: field(show(conn, "show mlag"), "Operational status") == "Up")
             magp = json.loads(show(conn, "show magp | json-print"))
@@ -378,12 +383,12 @@ def test_each_release_prints_its_own_text_layouts_and_the_parsers_read_them(rele
     mlag_text = shows.dispatch(switch, ["mlag"], json_print=False)
     assert ("Peers state Summary:" in mlag_text) is old
     assert ("\nInactive: 0" in mlag_text) is old  # counters unindented before 3.9
-    mlag = health.parse_show_mlag(mlag_text)
+    mlag = onyx_shows.parse_show_mlag(mlag_text)
     assert (mlag["admin"], mlag["inactive"], mlag["active_full"]) == ("Disabled", 0, 0)
     vip_text = shows.dispatch(switch, ["mlag-vip"], json_print=False)
     assert vip_text.startswith("MLAG VIP\n========\n") is old
     assert ("MLAG VIP address: 10.0.0.50 /24" in vip_text) is old
-    vip = health.parse_show_mlag_vip(vip_text)
+    vip = onyx_shows.parse_show_mlag_vip(vip_text)
     assert (vip["group"], vip["vip"], vip["active_nodes"]) == ("rack1-mlag", "10.0.0.50/24", 1)
     version = shows.dispatch(switch, ["version"], json_print=True)
     assert ('"Product release"' in version) is (release != "3.10.2002")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from cxfab.switch.onyx import health
+from cxfab.switch.onyx import shows as onyx_shows
 from cxfab.switch.onyx.parser import parse_running_config
 from cxfab.switch.onyx.plan import Scope, make_plan
 
@@ -60,7 +61,7 @@ def test_lossless_lines_are_taken_shown_and_a_second_plan_is_empty():
     assert "PFC: enabled\nPriority Enabled List: 3\nPriority Disabled List: 0 1 2 4 5 6 7\n" in text
     assert "Eth1/1           On               Enabled\n" in text
     assert "Eth1/3           Auto             Disabled\n" in text
-    pfc = health.parse_show_dcb_pfc(text)
+    pfc = onyx_shows.parse_show_dcb_pfc(text)
     assert pfc["ports"]["1/35"]["oper"] == "Disabled"  # IPL members: PFC on the port-channel
     data = _show(switch, "dcb priority-flow-control", json_print=True)
     assert '"Priority Enabled List": "3"' in data and '"PFC oper": "Enabled"' in data
@@ -72,7 +73,7 @@ def test_lossless_lines_are_taken_shown_and_a_second_plan_is_empty():
 
 
 def _parsed(outputs: dict) -> dict:
-    return {key: health.parse(key, outputs[key], RELEASE) for key in ("pfc", "running")}
+    return {key: onyx_shows.parse(key, outputs[key], RELEASE) for key in ("pfc", "running")}
 
 
 def _never(key):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 import yaml
-from cxfab.switch.onyx import health
+from cxfab.switch.onyx import shows as onyx_shows
 from cxfab.verify import dataplane
 from netmiko import ConnectHandler
 
@@ -50,10 +50,10 @@ def shows(switch: str, *commands: str) -> dict[str, str]:
 
 def mlag_and_mpos(switch: str) -> tuple[dict, dict[int, dict]]:
     """`show mlag` and `show interfaces mlag-port-channel summary`, parsed by cxfab."""
-    out = shows(switch, health.SHOW_COMMANDS["mlag"], health.SHOW_COMMANDS["mpo"])
+    out = shows(switch, onyx_shows.SHOW_COMMANDS["mlag"], onyx_shows.SHOW_COMMANDS["mpo"])
     return (
-        health.parse("mlag", out[health.SHOW_COMMANDS["mlag"]], None),
-        health.parse("mpo", out[health.SHOW_COMMANDS["mpo"]], None),
+        onyx_shows.parse("mlag", out[onyx_shows.SHOW_COMMANDS["mlag"]], None),
+        onyx_shows.parse("mpo", out[onyx_shows.SHOW_COMMANDS["mpo"]], None),
     )
 
 

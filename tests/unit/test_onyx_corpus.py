@@ -4,7 +4,7 @@ And the rule behind it: no health check passes on an output it did not read.
 """
 
 import pytest
-from cxfab.switch.onyx import health
+from cxfab.switch.onyx import health, shows
 from cxfab.switch.onyx.session import clean_output, first_error
 from cxfab.switch.onyx.version import release_from_show_version
 from onyx_helpers import FIXTURES, example_fabric, intended
@@ -18,7 +18,7 @@ def text(name: str) -> str:
 
 @pytest.mark.parametrize("name", ["mlag_3.10.txt", "mlag_3.6_peers_state.txt"])
 def test_both_mlag_layouts_read_the_same_values(name):
-    mlag = health.parse_show_mlag(text(name))
+    mlag = shows.parse_show_mlag(text(name))
     assert (mlag["admin"], mlag["oper"], mlag["system_mac"]) == (
         "Enabled",
         "Up",
@@ -31,13 +31,13 @@ def test_both_mlag_layouts_read_the_same_values(name):
 
 @pytest.mark.parametrize("name", ["mlag_vip_3.10.txt", "mlag_vip_old_header.txt"])
 def test_both_mlag_vip_layouts_read_the_vip_with_its_prefix(name):
-    vip = health.parse_show_mlag_vip(text(name))
+    vip = shows.parse_show_mlag_vip(text(name))
     assert (vip["group"], vip["vip"], vip["active_nodes"]) == ("rack1-mlag", "10.0.0.50/24", 2)
     assert sorted(n["state"] for n in vip["nodes"]) == ["master", "standby"]
 
 
 def test_mpo_summary_keeps_local_and_peer_members_apart():
-    mpos = health.parse_mpo_summary(text("mpo_summary_wide.txt"))
+    mpos = shows.parse_mpo_summary(text("mpo_summary_wide.txt"))
     assert mpos[1]["ports"] == [("1/1", "P")] and mpos[1]["peer_ports"] == [("1/1", "S")]
     assert mpos[2]["ports"] == [("1/2", "P"), ("1/3", "P")]
 
@@ -49,22 +49,22 @@ def test_json_print_version_without_product_release_gives_the_release_not_the_up
 @pytest.mark.parametrize(
     ("name", "parser"),
     [
-        ("mlag_truncated.txt", health.parse_show_mlag),
-        ("empty.txt", health.parse_show_mlag),
-        ("empty.txt", health.parse_show_mlag_vip),
-        ("empty.txt", health.parse_mpo_summary),
-        ("empty.txt", health.parse_show_magp),
-        ("empty.txt", health.parse_configuration_files),
-        ("mlag_error_after_line1.txt", health.parse_show_mlag),
-        ("mlag_3.10.txt", health.parse_show_mlag_vip),
-        ("magp.txt", health.parse_mpo_summary),
-        ("not_a_record.txt", health.parse_show_magp),
-        ("magp_truncated.txt", health.parse_show_magp),
-        ("mlag_3.10.txt", health.parse_show_magp),
-        ("empty.txt", health.parse_show_vrrp),
-        ("not_a_record.txt", health.parse_show_vrrp),
-        ("vrrp_error_in_record.txt", health.parse_show_vrrp),
-        ("magp_20_30.txt", health.parse_show_vrrp),
+        ("mlag_truncated.txt", shows.parse_show_mlag),
+        ("empty.txt", shows.parse_show_mlag),
+        ("empty.txt", shows.parse_show_mlag_vip),
+        ("empty.txt", shows.parse_mpo_summary),
+        ("empty.txt", shows.parse_show_magp),
+        ("empty.txt", shows.parse_configuration_files),
+        ("mlag_error_after_line1.txt", shows.parse_show_mlag),
+        ("mlag_3.10.txt", shows.parse_show_mlag_vip),
+        ("magp.txt", shows.parse_mpo_summary),
+        ("not_a_record.txt", shows.parse_show_magp),
+        ("magp_truncated.txt", shows.parse_show_magp),
+        ("mlag_3.10.txt", shows.parse_show_magp),
+        ("empty.txt", shows.parse_show_vrrp),
+        ("not_a_record.txt", shows.parse_show_vrrp),
+        ("vrrp_error_in_record.txt", shows.parse_show_vrrp),
+        ("magp_20_30.txt", shows.parse_show_vrrp),
     ],
 )
 def test_unreadable_outputs_are_refused_with_command_and_first_lines(name, parser):
@@ -76,7 +76,7 @@ def test_percent_error_and_async_message_are_found_on_any_line():
     assert first_error(text("mlag_error_after_line1.txt")).startswith("% Internal error")
     cleaned, found = clean_output(text("mlag_async_middle.txt"))
     assert found == ["other state: ready"]
-    assert health.parse_show_mlag(cleaned) == health.parse_show_mlag(text("mlag_3.10.txt"))
+    assert shows.parse_show_mlag(cleaned) == shows.parse_show_mlag(text("mlag_3.10.txt"))
 
 
 def _good_outputs():
@@ -134,7 +134,7 @@ def _gateway_outputs(switch: str) -> dict:
 
 
 def test_vrrp_records_read_with_their_state_and_priority():
-    vrrp = health.parse_show_vrrp(text("vrrp_sw-a.txt"))
+    vrrp = shows.parse_show_vrrp(text("vrrp_sw-a.txt"))
     assert vrrp[(1, 1)] == {"state": "Master", "virtual_ip": "12.0.0.1", "priority": 110}
     assert vrrp[(10, 10)]["state"] == "Backup"
 

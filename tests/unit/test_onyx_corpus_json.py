@@ -4,7 +4,7 @@ Same rule as the text corpus: no health check passes on an output it did not rea
 """
 
 import pytest
-from cxfab.switch.onyx import health
+from cxfab.switch.onyx import health, shows
 from onyx_helpers import FIXTURES, example_fabric, intended
 
 CORPUS = FIXTURES / "corpus"
@@ -22,15 +22,15 @@ def text(name: str) -> str:
 def test_json_print_is_asked_for_from_3_6_6000_compared_as_numbers(release, suffix):
     # "3.10.2002" < "3.6.6000" as strings: a string comparison would send text to 3.10.
     for key in ("mlag", "mlag_vip", "mpo", "magp", "files"):
-        assert health.show_command(key, release) == health.SHOW_COMMANDS[key] + suffix
-    assert health.show_command("vrrp", NEW) == "show vrrp"  # no public capture: text
-    assert health.show_command("mlag", None) == "show mlag"  # release unknown: text
+        assert shows.show_command(key, release) == shows.SHOW_COMMANDS[key] + suffix
+    assert shows.show_command("vrrp", NEW) == "show vrrp"  # no public capture: text
+    assert shows.show_command("mlag", None) == "show mlag"  # release unknown: text
 
 
 @pytest.mark.parametrize("name", ["mlag_3.10.json", "mlag_split_list.json"])
 def test_json_mlag_reads_what_the_text_layout_reads(name):
-    from_json = health.parse("mlag", text(name), NEW)
-    from_text = health.parse("mlag", text("mlag_3.10.txt"), OLD)
+    from_json = shows.parse("mlag", text(name), NEW)
+    from_text = shows.parse("mlag", text("mlag_3.10.txt"), OLD)
     keys = ("admin", "oper", "system_mac", "mismatched", "inactive", "active_partial")
     assert {k: from_json[k] for k in keys} == {k: from_text[k] for k in keys}
     assert from_json["active_full"] == 2 and isinstance(from_json["active_full"], int)
@@ -38,15 +38,15 @@ def test_json_mlag_reads_what_the_text_layout_reads(name):
 
 
 def test_json_mlag_vip_old_release_spacing_and_key_order():
-    vip = health.parse("mlag_vip", text("mlag_vip_3.6_space_prefix.json"), "3.6.8008")
+    vip = shows.parse("mlag_vip", text("mlag_vip_3.6_space_prefix.json"), "3.6.8008")
     assert (vip["group"], vip["vip"], vip["active_nodes"]) == ("rack1-mlag", "10.0.0.50/24", 2)
     assert sorted(n["state"] for n in vip["nodes"]) == ["master", "standby"]
 
 
 @pytest.mark.parametrize("name", ["mpo_summary_named_list.json", "mpo_summary_header_list.json"])
 def test_both_json_mpo_shapes_read_like_the_text_table(name):
-    mpos = health.parse("mpo", text(name), NEW)
-    assert mpos == health.parse("mpo", text("mpo_summary_wide.txt"), OLD)
+    mpos = shows.parse("mpo", text(name), NEW)
+    assert mpos == shows.parse("mpo", text("mpo_summary_wide.txt"), OLD)
     assert mpos[1]["ports"] == [("1/1", "P")] and mpos[1]["peer_ports"] == [("1/1", "S")]
     assert mpos[2]["ports"] == [("1/2", "P"), ("1/3", "P")]
 
@@ -55,8 +55,8 @@ def test_both_json_mpo_shapes_read_like_the_text_table(name):
     "name", ["magp_header_list.json", "magp_named_list.json", "magp_single_record.json"]
 )
 def test_every_json_magp_shape_gives_the_text_values(name):
-    magp = health.parse("magp", text(name), NEW)
-    assert magp[10] == health.parse("magp", text("magp.txt"), OLD)[10]
+    magp = shows.parse("magp", text(name), NEW)
+    assert magp[10] == shows.parse("magp", text("magp.txt"), OLD)[10]
     if name != "magp_single_record.json":
         assert magp[20]["state"] == "Init" and magp[20]["vlan"] == 20
 
@@ -81,9 +81,9 @@ def test_every_json_magp_shape_gives_the_text_values(name):
     ],
 )
 def test_unreadable_json_names_command_release_and_first_lines(key, name, why):
-    command = health.SHOW_COMMANDS[key]
+    command = shows.SHOW_COMMANDS[key]
     with pytest.raises(health.ReadError) as caught:
-        health.parse(key, text(name), NEW)
+        shows.parse(key, text(name), NEW)
     message = str(caught.value)
     assert message.startswith(f"could not read `{command} | json-print`: ")
     assert why in message and f"release {NEW}" in message and "; first lines: " in message

@@ -1,14 +1,14 @@
-"""The deploy's reads fail closed: the running-config it plans, snapshots and reverts
-from, and the partner's health the gate relies on before the first line is sent."""
+"""The Onyx driver's reads fail closed: the running-config the deploy plans, snapshots
+and reverts from, and the partner's health the gate relies on before the first line."""
 
 from __future__ import annotations
 
 import pytest
 from onyx_helpers import FIXTURES
 
-from module_utils.cxfab.switch.onyx import deploy
-from module_utils.cxfab.switch.onyx.parser import parse_running_config
+from module_utils.cxfab.switch.onyx.driver import OnyxDriver
 from module_utils.cxfab.switch.onyx.session import SessionError
+from module_utils.cxfab.switch.transaction import gate_problems
 
 CORPUS = FIXTURES / "corpus"
 RUNNING = (FIXTURES / "sw-a_3.6.5000_running.cfg").read_text()
@@ -35,9 +35,12 @@ class FakeSession:
             return None, str(exc)
 
 
-def peer(name: str, replies: dict[str, str] | None, release: str = "3.6.5000") -> deploy.Peer:
-    session = None if replies is None else FakeSession(replies)
-    return deploy.Peer(name, {}, session=session, error="timed out", release=release)
+def peer(name: str, replies: dict[str, str] | None, release: str = "3.6.5000") -> OnyxDriver:
+    driver = OnyxDriver(name, {}, session=None if replies is None else FakeSession(replies))
+    driver.release = release
+    if replies is None:
+        driver.unreachable = "timed out"
+    return driver
 
 
 def partner(mlag: str | None = MLAG_OK, vip: str | None = VIP_OK, config: str = RUNNING):
@@ -49,7 +52,7 @@ def partner(mlag: str | None = MLAG_OK, vip: str | None = VIP_OK, config: str = 
     return peer("sw-b", replies)
 
 
-MINE = parse_running_config(RUNNING)
+MINE = peer("sw-a", {"show running-config": RUNNING}).read_config()
 
 
 @pytest.mark.parametrize(
@@ -59,17 +62,18 @@ MINE = parse_running_config(RUNNING)
 )
 def test_a_running_config_without_its_header_is_an_error_not_a_blank_switch(reply):
     with pytest.raises(SessionError, match=r"sw-a: could not read `show running-config`: no `##"):
-        deploy.running(peer("sw-a", {"show running-config": reply}))
+        peer("sw-a", {"show running-config": reply}).read_config()
 
 
 def test_a_real_running_config_is_read_with_its_statements():
-    text, parsed = deploy.running(peer("sw-a", {"show running-config": RUNNING}))
-    assert text == RUNNING and ("protocol", "mlag") in parsed.statements
+    config = peer("sw-a", {"show running-config": RUNNING}).read_config()
+    assert config.text == RUNNING and ("protocol", "mlag") in config.statements
+    assert config.runs_mlag
 
 
 def test_a_healthy_partner_lets_the_change_through():
     healthy = partner()
-    assert deploy.gate_problems(peer("sw-a", {}), healthy, MINE) == []
+    assert gate_problems(healthy, MINE) == []
     assert healthy.session.asked == ["show running-config", "show mlag", "show mlag-vip"]
 
 
@@ -83,14 +87,14 @@ def test_a_healthy_partner_lets_the_change_through():
     ids=["mlag down", "ipl down", "mismatched"],
 )
 def test_an_unhealthy_partner_blocks_the_change(mlag, expected):
-    problems = deploy.gate_problems(peer("sw-a", {}), partner(mlag=mlag), MINE)
+    problems = gate_problems(partner(mlag=mlag), MINE)
     assert len(problems) == 1 and problems[0].startswith("partner sw-b MLAG is not healthy")
     assert expected in problems[0]
 
 
 def test_a_partner_vip_that_sees_one_node_blocks_the_change():
     one_node = VIP_OK.replace("Active nodes: 2", "Active nodes: 1").rsplit("\n", 2)[0]
-    problems = deploy.gate_problems(peer("sw-a", {}), partner(vip=one_node), MINE)
+    problems = gate_problems(partner(vip=one_node), MINE)
     assert problems == ["partner sw-b MLAG-VIP is not healthy: Active nodes 1, states master"]
 
 
@@ -107,18 +111,18 @@ def test_a_partner_vip_that_sees_one_node_blocks_the_change():
 )
 def test_an_unreadable_partner_blocks_the_change(which, reply, expected):
     replies = {"mlag": MLAG_OK, "vip": VIP_OK, which: reply}
-    problems = deploy.gate_problems(peer("sw-a", {}), partner(**replies), MINE)
+    problems = gate_problems(partner(**replies), MINE)
     assert len(problems) == 1 and problems[0].startswith("partner sw-b")
     assert expected in problems[0]
 
 
 def test_an_unreachable_or_blank_replying_partner_blocks_the_change():
-    unreachable = deploy.gate_problems(peer("sw-a", {}), peer("sw-b", None), MINE)
+    unreachable = gate_problems(peer("sw-b", None), MINE)
     assert unreachable == ["partner sw-b is unreachable: timed out"]
-    blank = deploy.gate_problems(peer("sw-a", {}), partner(config=""), MINE)
+    blank = gate_problems(partner(config=""), MINE)
     assert len(blank) == 1 and "sw-b: running-config unreadable" in blank[0]
 
 
 def test_without_mlag_on_both_sides_there_is_nothing_to_break():
     blank_partner = partner(config=RUNNING.replace("protocol mlag\n", ""))
-    assert deploy.gate_problems(peer("sw-a", {}), blank_partner, MINE) == []
+    assert gate_problems(blank_partner, MINE) == []

@@ -1,6 +1,6 @@
 """Health checks report pass/fail with the expected and the observed value."""
 
-from cxfab.switch.onyx import health
+from cxfab.switch.onyx import health, shows
 from cxfab.switch.secrets import redact
 from onyx_helpers import FIXTURES, example_fabric, intended
 
@@ -112,11 +112,11 @@ CORPUS = FIXTURES / "corpus"
 
 
 def test_dcb_pfc_layouts_parse():
-    on = health.parse_show_dcb_pfc((CORPUS / "dcb_pfc.txt").read_text())
+    on = shows.parse_show_dcb_pfc((CORPUS / "dcb_pfc.txt").read_text())
     assert on["enabled"] is True and on["priorities"] == [3]
     assert on["ports"]["1/2"] == {"admin": "Auto", "oper": "Enabled"}
     assert on["ports"]["1/3"]["oper"] == "Disabled"
-    off = health.parse_show_dcb_pfc((CORPUS / "dcb_pfc_disabled.txt").read_text())
+    off = shows.parse_show_dcb_pfc((CORPUS / "dcb_pfc_disabled.txt").read_text())
     assert off["enabled"] is False and off["priorities"] == []
     assert off["ports"]["1/1"] == {"admin": "On", "oper": "Disabled"}
 
@@ -128,7 +128,7 @@ def test_dcb_pfc_unreadable_replies_fail_closed():
         ("PFC: enabled\nPriority Enabled List: high\n", "not 0-7"),
     ):
         try:
-            health.parse_show_dcb_pfc(text)
+            shows.parse_show_dcb_pfc(text)
         except health.ReadError as exc:
             assert why in str(exc) and "show dcb priority-flow-control" in str(exc)
         else:

@@ -10,6 +10,7 @@ def test_the_first_peer_in_play_deploys_the_pair_in_pair_order():
     play = ["sw-b", "sw-a"]
     assert turns.turn(fabric, "sw-b", play) == {
         "pair": fabric["switch_pairs"][0]["name"],
+        "platform": "onyx",
         "switches": ["sw-a", "sw-b"],
         "runs_here": True,
     }

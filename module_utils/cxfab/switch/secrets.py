@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 # Running-config lines that carry a secret (hashed or not) after a keyword.
@@ -22,3 +23,12 @@ def redact(text: str, secrets=()) -> str:
         if secret:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def redact_record(record: dict, secrets) -> dict:
+    """The record without any of `secrets` (outputs may echo configuration)."""
+    text = json.dumps(record)
+    for secret in secrets:
+        if secret:
+            text = text.replace(json.dumps(secret)[1:-1], REDACTED)
+    return json.loads(text)

@@ -15,12 +15,18 @@ SECTION_TAGS = {"switch_mlag": "mlag", "switch_vlans": "vlans", "switch_gateway"
 
 
 def turn(fabric: dict, switch: str, play_hosts: list[str]) -> dict:
-    """{pair, switches: peers to change (pair order), runs_here: this host deploys}."""
+    """{pair, platform: the switch OS (picks the driver), switches: peers to change
+    (pair order), runs_here: this host deploys}."""
     pair, _ = find_pair(fabric, switch)
     peers = [peer["name"] for peer in pair["peers"]]
     in_play = [name for name in peers if name in play_hosts]
     first_in_play = min(in_play, key=play_hosts.index) if in_play else None
-    return {"pair": pair["name"], "switches": in_play, "runs_here": first_in_play == switch}
+    return {
+        "pair": pair["name"],
+        "platform": pair.get("platform", "onyx"),  # the schema's default
+        "switches": in_play,
+        "runs_here": first_in_play == switch,
+    }
 
 
 def credentials(switch_pairs: list, switch: str) -> dict:

@@ -11,8 +11,10 @@ Modules:
     parser      running-config text -> statements
     plan        intended vs current statements -> ordered lines to send
     render      structured config -> intended config text (the roles' templates)
-    health      parsers of the show commands and the post-deploy checks
+    shows       which show command, asked how, and its text output parsed
     health_json the same reads from `| json-print` (both shapes), chosen by release
+    health      the post-deploy checks of a switch and its pair, from those reads
     readerror   the "could not read" error every show parser raises
     session     the netmiko session (the only code that talks to a switch)
+    driver      the switch driver (../driver.py) the pair transaction calls
 """

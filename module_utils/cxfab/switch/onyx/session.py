@@ -1,7 +1,7 @@
 """The SSH CLI session to one Onyx switch (netmiko `mellanox_mlnxos`).
 
 The only code that talks to a switch. One session per switch per run: the
-deploy engine opens it once and reads, sends, checks and saves through it.
+Onyx driver opens it once and reads, sends, checks and saves through it.
 
 Hardening for what breaks reads on Onyx (netmiko issues #394, #400, #2483):
   - the prompt changes from `sw [standalone: master] #` to `sw [<domain>: master] #`
@@ -23,6 +23,8 @@ import contextlib
 import os
 import re
 
+from ..driver import DriverError
+
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
 ERROR_LINE = re.compile(r"^\s*(%.*)$", re.MULTILINE)
@@ -33,7 +35,7 @@ ASYNC_MESSAGE = re.compile(
 )
 
 
-class SessionError(RuntimeError):
+class SessionError(DriverError):
     """A switch could not be reached or refused a command."""
 
 

@@ -1,0 +1,235 @@
+"""The OS-neutral pair transaction, driven through an in-memory double of the driver interface.
+
+The double keeps a running and a saved config as plain lines, refuses the lines it
+is told to refuse (as a switch's `%` would) and fails its health check while a
+line it is told breaks the pair is in its running config.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+
+from module_utils.cxfab.switch.driver import (
+    DriverError,
+    HealthReading,
+    RunningConfig,
+    Staged,
+    SwitchDriver,
+)
+from module_utils.cxfab.switch.transaction import Options, deploy_pair
+
+Statement = namedtuple("Statement", "line")
+HEALTHY_MLAG = {
+    "read_errors": [],
+    "mlag": {"oper": "Up", "ipl_up": True, "system_mac": "00:00:5E:00:01:5D", "mismatched": False},
+    "vip": None,
+}
+
+
+class FakeSwitch:
+    """What the switch itself holds across runs (a driver lives for one run)."""
+
+    def __init__(self, lines: list[str]):
+        self.running, self.saved = list(lines), list(lines)
+        self.refuses: set[str] = set()
+        self.breaks_health: set[str] = set()
+        self.reachable = True
+        self.mlag = HEALTHY_MLAG
+        self.sent: list[str] = []
+        self.sessions = 0
+
+
+class FakeDriver(SwitchDriver):
+    SECTIONS = ("all",)
+
+    def __init__(self, name: str, structured: dict, switch: FakeSwitch):
+        super().__init__(name, structured)
+        self.switch = switch
+
+    def open(self, username, password, known_hosts, check_host_key=True):
+        if not self.switch.reachable:
+            self.unreachable = "timed out"
+            return
+        self.switch.sessions += 1
+        self.unreachable, self.release = None, "1.0"
+
+    def close(self):
+        pass
+
+    def read_config(self) -> RunningConfig:
+        lines = self.switch.running
+        statements = {line: Statement(line) for line in lines}
+        return RunningConfig("\n".join(lines), statements, [], "protocol mlag" in lines)
+
+    def mlag_state(self, config):
+        return self.switch.mlag
+
+    def unsaved_changes(self):
+        return self.switch.running != self.switch.saved
+
+    def health(self) -> HealthReading:
+        broken = sorted(self.switch.breaks_health & set(self.switch.running))
+        status, observed = ("fail", f"Down {broken}") if broken else ("pass", "Up")
+        check = {"id": "mlag.oper", "target": self.name, "scope": "local", "expected": "Up",
+                 "status": status, "observed": observed}  # fmt: skip
+        return HealthReading(self.name, self.structured, [check])
+
+    def pair_checks(self, readings):
+        return []
+
+    def stage(self, intended, sections, current) -> Staged:
+        wanted = intended.splitlines()
+        return Staged([line for line in wanted if line not in current.statements], private=wanted)
+
+    def commit(self, staged) -> list[str]:
+        for line in staged.lines:
+            if line in self.switch.refuses:
+                raise DriverError(f"{self.name}: {line!r}: % Invalid input")
+            self.switch.running.append(line)
+            self.switch.sent.append(line)
+        return [line for line in staged.private if line not in self.switch.running]
+
+    def revert(self, snapshot):
+        extra = [line for line in self.switch.running if line not in snapshot.statements]
+        missing = [line for line in snapshot.statements if line not in self.switch.running]
+        lines = [f"no {line}" for line in extra] + missing
+        self.switch.running = [line for line in self.switch.running if line not in extra] + missing
+        self.switch.sent += lines
+        return lines, None
+
+    def save(self):
+        self.switch.saved = list(self.switch.running)
+
+
+BASE = ["hostname sw", "protocol mlag"]
+PASSWORD = "S3cret-pw"
+
+
+@pytest.fixture
+def pair():
+    return {"sw-a": FakeSwitch(BASE), "sw-b": FakeSwitch(BASE)}
+
+
+def run(pair, intended: dict[str, list[str]], tmp_path: Path, order=("sw-a", "sw-b"), **options):
+    drivers = {
+        name: FakeDriver(
+            name,
+            {
+                "switch": name,
+                "partner": "sw-b" if name == "sw-a" else "sw-a",
+                "pair": "p1",
+                "peer_index": index,
+            },
+            switch,
+        )
+        for index, (name, switch) in enumerate(pair.items())
+    }
+    return deploy_pair(
+        drivers,
+        list(order),
+        lambda name: "\n".join(intended[name]),
+        {"username": "admin", "password": PASSWORD, "known_hosts": None, "check_host_key": True},
+        Options(
+            FakeDriver.SECTIONS,
+            snapshot_dir=str(tmp_path / "snapshots"),
+            wait=0,
+            interval=0,
+            secrets=[PASSWORD],
+            **options,
+        ),
+        warn=lambda message: None,  # shown by the Ansible module, not judged here
+    )
+
+
+def test_a_refused_line_reverts_the_peer_and_proves_it_by_reading_again(pair, tmp_path):
+    pair["sw-a"].refuses = {"vlan 666"}
+    result = run(pair, {"sw-a": [*BASE, "vlan 10", "vlan 666", "vlan 20"]}, tmp_path)
+    record = result["switches"]["sw-a"]
+    assert record["refused"] == "sw-a: 'vlan 666': % Invalid input"
+    # Nothing after the refused line was sent; the one line taken was taken back.
+    assert pair["sw-a"].sent == ["vlan 10", "no vlan 10"]
+    assert pair["sw-a"].running == BASE and pair["sw-a"].saved == BASE
+    assert record["revert"]["proof"]["equal"] is True
+    assert "reverted with 1 line(s) (no vlan 10)" in result["msg"]
+    assert "equals the snapshot statement for statement (2 statements" in result["msg"]
+    assert "sw-b was not touched" in result["msg"] and pair["sw-b"].sent == []
+    assert Path(record["snapshot"]).read_text() == "\n".join(BASE)
+
+
+def test_a_revert_that_does_not_take_is_reported_incomplete_never_done(pair, tmp_path):
+    pair["sw-a"].refuses = {"vlan 666"}
+    stuck = FakeDriver.revert
+
+    def revert_that_leaves_a_line(self, snapshot):
+        lines, refused = stuck(self, snapshot)
+        self.switch.running.append("vlan 10")  # the switch kept it
+        return lines, refused
+
+    FakeDriver.revert = revert_that_leaves_a_line
+    try:
+        result = run(pair, {"sw-a": [*BASE, "vlan 10", "vlan 666"]}, tmp_path)
+    finally:
+        FakeDriver.revert = stuck
+    assert result["switches"]["sw-a"]["revert"]["proof"]["extra"] == ["vlan 10"]
+    assert "REVERT INCOMPLETE" in result["msg"]
+
+
+def test_a_pair_that_fails_its_health_after_the_change_is_reverted_and_not_saved(pair, tmp_path):
+    pair["sw-a"].breaks_health = {"vlan 30"}
+    result = run(pair, {"sw-a": [*BASE, "vlan 30"]}, tmp_path)
+    record = result["switches"]["sw-a"]
+    assert "the pair is not healthy after the change: sw-a mlag.oper" in result["msg"]
+    assert [c["id"] for c in record["post_failed"]] == ["mlag.oper"]
+    assert pair["sw-a"].sent == ["vlan 30", "no vlan 30"]
+    assert pair["sw-a"].running == BASE == pair["sw-a"].saved
+    assert record["revert"]["proof"]["equal"] is True and "saved" not in record
+
+
+def test_an_unhealthy_partner_blocks_the_change_unless_repair_is_set(pair, tmp_path):
+    down = {**HEALTHY_MLAG, "mlag": {**HEALTHY_MLAG["mlag"], "oper": "Down", "ipl_up": False}}
+    pair["sw-b"].mlag = down
+    intended = {"sw-a": [*BASE, "vlan 10"]}
+    blocked = run(pair, intended, tmp_path, order=("sw-a",))
+    assert blocked["msg"].startswith(
+        "sw-a: change blocked before the first line: partner sw-b MLAG is not healthy: "
+        "Operational status Down, IPL not Up"
+    )
+    assert pair["sw-a"].sent == [] and "snapshot" not in blocked["switches"]["sw-a"]
+
+    repaired = run(pair, intended, tmp_path, order=("sw-a",), repair=True)
+    assert "msg" not in repaired and repaired["changed"] is True
+    assert repaired["switches"]["sw-a"]["post_scope"] == "local"  # the partner is not relied on
+    assert pair["sw-a"].saved == [*BASE, "vlan 10"]
+
+
+def test_an_unreachable_partner_blocks_the_change(pair, tmp_path):
+    pair["sw-b"].reachable = False
+    result = run(pair, {"sw-a": [*BASE, "vlan 10"]}, tmp_path, order=("sw-a",))
+    assert "partner sw-b is unreachable: timed out" in result["msg"]
+    assert result["sessions"] == {"sw-a": 1, "sw-b": 0} and pair["sw-a"].sent == []
+
+
+def test_both_peers_change_one_at_a_time_then_a_second_run_sends_nothing(pair, tmp_path):
+    intended = {name: [*BASE, "vlan 10"] for name in pair}
+    first = run(pair, intended, tmp_path)
+    assert "msg" not in first and first["changed"] is True
+    assert [first["switches"][n]["post_scope"] for n in pair] == ["core", "pair"]
+    assert all(first["switches"][n]["saved"] for n in pair)
+    assert first["sessions"] == {"sw-a": 1, "sw-b": 1}
+
+    second = run(pair, intended, tmp_path)
+    assert "msg" not in second and second["changed"] is False
+    assert [second["switches"][n]["lines"] for n in pair] == [[], []]
+    assert [pair[n].sent for n in pair] == [["vlan 10"], ["vlan 10"]]
+    assert second["sessions"] == {"sw-a": 1, "sw-b": 1}
+    assert [pair[n].sessions for n in pair] == [2, 2]  # one session per switch per run
+
+
+def test_the_password_never_reaches_the_result(pair, tmp_path):
+    # A refused line that echoes the password (a switch's message may quote the line).
+    pair["sw-a"].refuses = {f"vlan {PASSWORD}"}
+    result = run(pair, {"sw-a": [*BASE, f"vlan {PASSWORD}"]}, tmp_path)
+    assert PASSWORD not in repr(result) and "'vlan <redacted>'" in result["msg"]
