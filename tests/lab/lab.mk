@@ -27,11 +27,12 @@ lab-status:  ## Show the lab's guests, SSH reachability, switch sides
 	$(LAB) status
 
 # One fault at a time: SWITCH=a|b (the switch dies), IPL=cut, PORT=<host>:<1|2> (a
-# host cable pulled), SIDE=a|b (both hosts' ports on one side lose carrier).
-LAB_FAULT = $(if $(SWITCH),switch $(SWITCH),$(if $(IPL),ipl,$(if $(PORT),port $(PORT),$(if $(SIDE),side $(SIDE),))))
+# host cable pulled), SIDE=a|b (both hosts' ports on one side lose carrier),
+# SWAP=<host> (the host's two cables swapped at the switches).
+LAB_FAULT = $(if $(SWITCH),switch $(SWITCH),$(if $(IPL),ipl,$(if $(PORT),port $(PORT),$(if $(SIDE),side $(SIDE),$(if $(SWAP),swap $(SWAP),)))))
 
-lab-fail:  ## Fail one thing: make lab-fail SWITCH=a|b, IPL=cut, PORT=lab-host1:1 or SIDE=a|b
-	@[ -n "$(LAB_FAULT)" ] || { echo "usage: make lab-fail SWITCH=a|b | IPL=cut | PORT=<host>:<1|2> | SIDE=a|b" >&2; exit 2; }
+lab-fail:  ## Fail one thing: make lab-fail SWITCH=a|b, IPL=cut, PORT=lab-host1:1, SIDE=a|b or SWAP=lab-host1
+	@[ -n "$(LAB_FAULT)" ] || { echo "usage: make lab-fail SWITCH=a|b | IPL=cut | PORT=<host>:<1|2> | SIDE=a|b | SWAP=<host>" >&2; exit 2; }
 	$(LAB) fail $(LAB_FAULT)
 
 lab-heal:  ## Heal the fault named as for lab-fail (every fault without one)

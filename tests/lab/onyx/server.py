@@ -27,6 +27,7 @@ import paramiko
 
 from .cli import Session
 from .dataplane_agent import DataplaneAgent, Target
+from .lldp import LldpReader
 from .model import CliError
 from .runcfg import config_lines
 from .switch import Identity, Keepalive, Switch
@@ -328,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         server.switch.lag_states = {}
         target = Target(ssh=spec["ssh"], namespace=mine["namespace"], cabled=mine["cabled"])
         DataplaneAgent(server.switch, target).start()
+        server.switch.lldp_reader = LldpReader(spec["ssh"], mine["namespace"])
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_ssh()
     return 0

@@ -13,9 +13,12 @@ protocols`) stay a flat dict on every release: the collection's cliconf reads
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 
-from .model import CliError, Unrecognized
+from . import lldp
+from .dataplane import DataplaneError
+from .model import CliError, Unrecognized, parse_ethernet_range
 from .runcfg import version_tuple
 from .switch import Switch
 
@@ -56,6 +59,8 @@ def dispatch(switch: Switch, words: list[str], json_print: bool) -> str:
         return switch.running_config(expanded=key.endswith("expanded"))
     if words[:1] == ["magp"] and len(words) == 2:
         return show_magp(switch, json_print, only=words[1])
+    if words[:3] == ["lldp", "interfaces", "ethernet"] and len(words) == 5 and words[4] == "remote":
+        return show_lldp_remote(switch, words[3], json_print)
     handler = table.get(key)
     if handler is None:
         raise Unrecognized(words[0] if words else "show", "keyword")
@@ -607,3 +612,23 @@ def show_configuration_files(switch: Switch, json_print: bool) -> str:
 
 def show_hosts(switch: Switch, json_print: bool) -> str:
     return f"Hostname: {switch.cfg.hostname}\nName servers:\n  none"
+
+
+# ---------------------------------------------------------------------- lldp
+def show_lldp_remote(switch: Switch, port_text: str, json_print: bool) -> str:
+    """`show lldp interfaces ethernet 1/N remote`: what the switch's lldpd received there.
+
+    LLDP is on by default (Onyx 3.8.2000 on); without a dataplane no neighbour exists."""
+    ports = parse_ethernet_range(port_text)
+    if len(ports) != 1:
+        raise CliError(f"% Invalid interface ethernet {port_text}")
+    port = ports[0]
+    neighbors: list[dict] = []
+    if switch.lldp_reader is not None:
+        try:
+            neighbors = switch.lldp_reader.neighbors().get(lldp.port_ifname(port), [])
+        except (DataplaneError, OSError, subprocess.SubprocessError) as exc:
+            raise CliError(f"% LLDP information is not available: {exc}") from None
+    if json_print:
+        return _json(lldp.remote_json(port, neighbors))
+    return lldp.render_remote(port, neighbors)

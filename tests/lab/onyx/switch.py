@@ -68,6 +68,9 @@ class Switch:
         # The bonds of this switch's dataplane namespace as last read (dataplane_agent);
         # None: the switch has no dataplane (MPO states then follow the config alone).
         self.lag_states: dict[str, dict] | None = None
+        # Reads the neighbours this switch's lldpd received (lldp.LldpReader); None: the
+        # switch has no dataplane, hence no LLDP neighbour.
+        self.lldp_reader = None
 
     # ------------------------------------------------------------------ config database
     @property

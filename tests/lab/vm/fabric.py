@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shlex
 
+from tests.lab.onyx import lldp
 from tests.lab.onyx.dataplane import namespace_setup, port_ifname
 from tests.lab.vm.topology import (
     CABLES,
@@ -24,6 +25,7 @@ from tests.lab.vm.topology import (
     SIDES,
     SWITCHES,
     Cable,
+    cabled_ports,
 )
 
 WIRINGS = ("fabric", "direct")
@@ -84,15 +86,31 @@ def cabling_script() -> str:
             f"ip -n {first} link set {swp} up",
             f"ip -n {second} link set {swp} up",
         ]
+    # LLDP as on a Spectrum switch: each namespace's own lldpd names its switch and
+    # advertises Eth1/N on each cabled port (the emulator's `show lldp` reads it back).
+    lines.append("command -v lldpd >/dev/null || { echo 'lab-fabric: no lldpd (apt package"
+                 " lldpd, requirements-apt.txt)' >&2; exit 1; }")  # fmt: skip
+    for switch in SWITCHES:
+        lines += lldp.start_script(switch, switch, cabled_ports(switch)).splitlines()
     lines.append("echo cabled")
     return "\n".join(lines) + "\n"
 
 
-def wire_commands(wiring: str) -> list[list[str]]:
+def host_side(cable: Cable, swapped: frozenset[str] | set[str] = frozenset()) -> str:
+    """The side of the host port that `cable`'s switch port reaches: its own side, or the
+    other one while the host's two cables are swapped (lab fault `swap HOST`)."""
+    if cable.host.name not in swapped:
+        return cable.side
+    return SIDES[1 - SIDES.index(cable.side)]
+
+
+def wire_commands(wiring: str, swapped: frozenset[str] | set[str] = frozenset()) -> list[list[str]]:
     """tc commands on the controller that make `wiring` (after the taps' qdiscs are gone).
 
     tc mirred redirects every frame, LACPDUs and VLAN tags included, which a Linux
-    bridge on the controller would not do for LACP.
+    bridge on the controller would not do for LACP. `swapped`: hosts whose two cables
+    are plugged into each other's switch port (fabric wiring only): port 1 then reaches
+    the side-B switch's port, port 2 the side-A one.
     """
     if wiring not in WIRINGS:
         raise ValueError(f"wiring must be one of {', '.join(WIRINGS)}, not {wiring!r}")
@@ -103,7 +121,7 @@ def wire_commands(wiring: str) -> list[list[str]]:
             pairs += [(one, other), (other, one)]
     else:
         for cable in CABLES:
-            host_tap = cable.host.tap(cable.side)
+            host_tap = cable.host.tap(host_side(cable, swapped))
             pairs += [(host_tap, cable.fabric_tap), (cable.fabric_tap, host_tap)]
     commands = []
     for src, dst in pairs:

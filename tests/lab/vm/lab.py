@@ -16,6 +16,9 @@ fail    switch a|b   the switch dies: its emulator is killed, its ports go dark 
                      shuts its MPOs)
         port HOST:N  the cable of HOST's data port N (1 = side a, 2 = side b) is pulled
         side a|b     both hosts' ports on that side lose carrier (also: fail a|b)
+        swap HOST    HOST's two cables are swapped at the switches: its port 1 reaches
+                     lab-sw-b's port, its port 2 lab-sw-a's (unplugged, then replugged:
+                     all four ends lose carrier for a moment)
 heal    the same words restore one fault; without any, every fault is healed
 
 Exit status 77 from `up` means the lab cannot run on this machine at all (reason
@@ -63,6 +66,7 @@ from tests.lab.vm.topology import (
     Guest,
     cable_of,
     cabled_ports,
+    guest_by_name,
     node_cpulist,
 )
 
@@ -203,7 +207,7 @@ def wiring() -> str:
 
 def wire(mode: str) -> None:
     """Join the host taps to the fabric's (fabric) or to each other (direct)."""
-    commands = fabric.wire_commands(mode)
+    commands = fabric.wire_commands(mode, swapped_hosts())
     for tap in fabric.all_taps():
         run("tc", "qdisc", "del", "dev", tap, "ingress", check=False, quiet=True)
     for argv in commands:
@@ -487,6 +491,38 @@ def _record(fault: str, active: bool) -> None:
     FAULTS_FILE.write_text(json.dumps(sorted(now)) + "\n")
 
 
+def swapped_hosts() -> set[str]:
+    """Hosts whose two cables are swapped at the switches (fault `swap HOST`)."""
+    return {fault.split(":", 1)[1] for fault in faults() if fault.startswith("swap:")}
+
+
+def set_swap(host: str, swapped: bool) -> None:
+    """Swap (or put back) the two cables of `host` at the switch end: its port 1 then
+    reaches lab-sw-b's port and its port 2 lab-sw-a's, as after a recabling mistake.
+
+    Like hands moving the plugs, every end loses carrier while the wires change."""
+    try:
+        guest = guest_by_name(host)
+    except KeyError as exc:
+        raise SystemExit(f"lab: SWAP must name a lab host ({exc})") from exc
+    if (host in swapped_hosts()) == swapped:
+        log(f"{host}: cables already {'swapped' if swapped else 'straight'}")
+        return
+    cables = [cable_of(host, n) for n in (1, 2)]
+    devices = [(guest, DATA_DEVICE_IDS[side]) for side in SIDES]
+    devices += [(FABRIC, c.device_id) for c in cables]
+    _set_links(devices, up=False)
+    _record(f"swap:{host}", swapped)
+    if wiring() == "fabric":
+        wire("fabric")
+    time.sleep(1)  # a replug is not instant: both ends see the carrier drop
+    _set_links(devices, up=True)
+    a, b = cables
+    where = (f"port 1 -> {b.switch} {b.port}, port 2 -> {a.switch} {a.port}" if swapped
+             else f"port 1 -> {a.switch} {a.port}, port 2 -> {b.switch} {b.port}")  # fmt: skip
+    log(f"{host}: cables {'swapped' if swapped else 'put back'}: {where}")
+
+
 def _set_links(devices: list[tuple[Guest, str]], up: bool) -> None:
     for guest, device in devices:
         with Qmp(guest.qmp_socket) as qmp:
@@ -512,7 +548,8 @@ def set_switch(letter: str, alive: bool) -> None:
     """A switch dies (its emulator killed, every port dark) or comes back."""
     name = _switch_name(letter)
     cables = fabric.switch_cables(name)
-    devices = [(c.host, DATA_DEVICE_IDS[c.side]) for c in cables]
+    swapped = swapped_hosts()
+    devices = [(c.host, DATA_DEVICE_IDS[fabric.host_side(c, swapped)]) for c in cables]
     devices += [(FABRIC, c.device_id) for c in cables]
     if alive:
         _set_links(devices, up=True)
@@ -539,7 +576,9 @@ def set_port(spec: str, up: bool) -> None:
         cable = cable_of(host, int(number))
     except (KeyError, ValueError) as exc:
         raise SystemExit(f"lab: PORT must be HOST:1 or HOST:2 of a lab host ({exc})") from exc
-    _set_links([(cable.host, DATA_DEVICE_IDS[cable.side]), (FABRIC, cable.device_id)], up)
+    # The host's port N reaches the other side's switch port while its cables are swapped.
+    far = cable_of(host, 3 - int(number)) if host in swapped_hosts() else cable
+    _set_links([(cable.host, DATA_DEVICE_IDS[cable.side]), (FABRIC, far.device_id)], up)
     _record(f"port:{host}:{number}", not up)
     log(f"cable {host}:{number} <-> {cable.switch} {cable.port} {'plugged' if up else 'pulled'}")
 
@@ -563,6 +602,8 @@ def apply_fault(words: list[str], active: bool) -> int:
         set_ipl(cut=active)
     elif kind == "port" and len(args) == 1:
         set_port(args[0], up=not active)
+    elif kind == "swap" and len(args) == 1:
+        set_swap(args[0], swapped=active)
     elif kind == "side" and len(args) == 1:
         set_side(args[0].lower(), up=not active)
     else:

@@ -1,0 +1,173 @@
+"""The emulated switches speak LLDP on their cables, and a swapped pair of cables shows.
+
+Each switch namespace of lab-fabric runs lldpd naming its switch and advertising
+`Eth1/N` on each port (tests/lab/vm/fabric.py). The test starts an lldpd of its own on
+each host guest (socket /run/lt-lldpd.socket, so a host's own lldpd is left alone) and
+reads the neighbours from both ends:
+
+- the host: `lldpcli -u /run/lt-lldpd.socket -f json0 show neighbors`: per data port
+  one neighbour, system name = the switch of the lab's cabling, port id = `Eth1/N`;
+- the switch: the emulated Onyx CLI's `show lldp interfaces ethernet 1/N remote`,
+  whose `Remote system name` / `Remote port-id` are the host and its port's MAC.
+
+Then `fail swap lab-host1` swaps host 1's two cables at the switches, both ends see
+it, and `heal swap lab-host1` puts them back.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.lab.vm import lab as labctl
+from tests.lab.vm.topology import CABLES, DATA_NETDEVS, GUESTS, SIDES
+from tests.system.switchpair import shows, wait_for
+
+pytestmark = pytest.mark.lab
+
+SOCKET = "/run/lt-lldpd.socket"
+CONF = "/run/lt-lldpd.conf"
+PID = "/run/lt-lldpd.pid"
+TIMEOUT_S = 90  # lldpd sends every 5 s on both ends; a TCG guest under load is slow
+SWAPPED = "lab-host1"
+
+
+def start_lldpd(host) -> None:
+    conf = "\n".join(
+        [
+            f"configure system hostname {host.name}",
+            "configure lldp tx-interval 5",
+            "configure lldp tx-hold 4",
+        ]
+    )
+    ports = ",".join(DATA_NETDEVS)
+    host.run(
+        f"mkdir -p /run/lldpd && printf '%s\\n' '{conf}' >{CONF} && "
+        + " && ".join(f"ip link set {port} up" for port in DATA_NETDEVS)
+        + f" && {{ nohup lldpd -d -u {SOCKET} -I {ports} -O {CONF} </dev/null "
+        f">/run/lt-lldpd.log 2>&1 & echo $! >{PID}; }}"
+    )
+
+
+def stop_lldpd(host) -> None:
+    """Stops the test's lldpd (its monitor; the privilege-separated child follows)."""
+    host.run(f"[ -f {PID} ] && kill $(cat {PID}); rm -f {PID} {SOCKET} {SOCKET}.lock; true")
+
+
+def host_neighbours(host) -> dict[str, list[tuple[str, str]]]:
+    """{port: [(system name, port id), ...]} as the host's lldpd received them."""
+    out = host.run(f"lldpcli -u {SOCKET} -f json0 show neighbors")
+    found: dict[str, list[tuple[str, str]]] = {port: [] for port in DATA_NETDEVS}
+    for lldp in json.loads(out).get("lldp", []):
+        for iface in lldp.get("interface", []):
+            chassis, port = iface["chassis"][0], iface["port"][0]
+            name = chassis.get("name", [{}])[0].get("value", "")
+            found.setdefault(iface["name"], []).append((name, port["id"][0]["value"]))
+    return found
+
+
+def expected_hosts_view(swapped: set[str]) -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """Per host and port, the one (switch, Eth1/N) the cabling puts at the far end."""
+    want = {g.name: {} for g in GUESTS}
+    for cable in CABLES:
+        side = cable.side
+        if cable.host.name in swapped:
+            side = SIDES[1 - SIDES.index(side)]
+        port = DATA_NETDEVS[SIDES.index(side)]
+        want[cable.host.name][port] = [(cable.switch, f"Eth{cable.port}")]
+    return want
+
+
+def switch_remote(switch: str, port: str) -> dict[str, str]:
+    """`show lldp interfaces ethernet <port> remote` of an emulated switch, as fields."""
+    command = f"show lldp interfaces ethernet {port} remote"
+    text = shows(switch, command)[command]
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(key.strip(), value.strip())
+    fields["_text"] = text
+    return fields
+
+
+def expected_switch_view(swapped: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(switch, 1/N) -> (host name, MAC of the host port cabled there)."""
+    want = {}
+    for cable in CABLES:
+        side = cable.side
+        if cable.host.name in swapped:
+            side = SIDES[1 - SIDES.index(side)]
+        want[(cable.switch, cable.port)] = (cable.host.name, cable.host.data_mac(side))
+    return want
+
+
+def switches_see(want: dict) -> dict:
+    """What each cabled switch port reports now, when every one matches `want` ({} if not)."""
+    seen = {}
+    for (switch, port), (host, mac) in want.items():
+        fields = switch_remote(switch, port)
+        got = (
+            fields.get("Remote system name"),
+            fields.get("Remote port-id", "").split(";")[0].strip(),
+        )
+        seen[(switch, port)] = got
+        if got != (host, mac) or fields["_text"].count("Remote Index:") != 1:
+            return {}
+    return seen
+
+
+@pytest.fixture
+def lldp_lab(lab):
+    """Bare data ports wired through the switch pair, an lldpd on each host guest."""
+    for host in lab.hosts:
+        for port in DATA_NETDEVS:
+            link = host.run(f"ip -o link show dev {port}")
+            if " master " in link:
+                pytest.fail(f"{host.name}: {port} is in a bond: the lab tests need bare ports")
+    lab.reset()
+    if labctl.wiring() != "fabric":
+        labctl.wire("fabric")
+    for host in lab.hosts:
+        stop_lldpd(host)
+        start_lldpd(host)
+    yield lab
+    if SWAPPED in labctl.swapped_hosts():
+        labctl.set_swap(SWAPPED, swapped=False)
+    for host in lab.hosts:
+        stop_lldpd(host)
+    lab.reset()
+
+
+def wait_hosts_see(lab, want) -> None:
+    def check():
+        seen = {host.name: host_neighbours(host) for host in lab.hosts}
+        return seen if all(seen[h] == want[h] for h in want) else None
+
+    wait_for(check, TIMEOUT_S, f"the hosts' LLDP neighbours to be {want}", every=2)
+
+
+def test_lldp_neighbours_follow_the_cabling(lldp_lab):
+    wait_hosts_see(lldp_lab, expected_hosts_view(set()))
+    what = "each switch port's LLDP remote to be its cabled host port"
+    seen = wait_for(lambda: switches_see(expected_switch_view(set())), TIMEOUT_S, what, every=2)
+    assert seen == expected_switch_view(set())
+    one = switch_remote("lab-sw-a", "1/1")
+    assert one["_text"].splitlines()[:2] == ["Ethernet 1/1", "Remote Index: 1"]
+    assert one["Remote chassis id"].endswith("; chassis id subtype: mac")
+    assert one["Remote port-id"].endswith("; port id subtype: mac")
+
+
+def test_swapped_cables_show_in_lldp_and_heal(lldp_lab):
+    swapped = {SWAPPED}
+    labctl.set_swap(SWAPPED, swapped=True)
+    assert labctl.swapped_hosts() == swapped
+    wait_hosts_see(lldp_lab, expected_hosts_view(swapped))
+    wait_for(lambda: switches_see(expected_switch_view(swapped)), TIMEOUT_S,
+             "the switches to see host 1's ports swapped", every=2)  # fmt: skip
+    labctl.set_swap(SWAPPED, swapped=False)
+    assert labctl.swapped_hosts() == set()
+    wait_hosts_see(lldp_lab, expected_hosts_view(set()))
+    wait_for(lambda: switches_see(expected_switch_view(set())), TIMEOUT_S,
+             "the switches to see the cabling healed", every=2)  # fmt: skip
