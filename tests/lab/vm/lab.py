@@ -173,7 +173,8 @@ def ssh_argv(guest: Guest, *command: str) -> list[str]:
         "-o",
         "LogLevel=ERROR",
         "-o",
-        "ConnectTimeout=5",
+        # A TCG guest under load took 7-8 s to accept a connection (2026-11-26).
+        "ConnectTimeout=15",
         "root@127.0.0.1",
         *command,
     ]
