@@ -40,10 +40,12 @@ def example_fabric(lossless: bool = True) -> dict:
 
 def captured_fabric(lossless: bool = False) -> dict:
     """The example fabric as the pair of the 3.6.5000 capture runs it: without lossless
-    RoCE and with its IPL port-channel at the default MTU (1500)."""
+    RoCE, with its IPL port-channel at the default MTU (1500) and without LLDP (off by
+    default before 3.8.2000; the capture has no `lldp` line)."""
     fabric = example_fabric(lossless)
     for pair in fabric["switch_pairs"]:
         pair["mlag"]["ipl"]["mtu"] = 1500
+        pair["lldp"] = False
     return fabric
 
 

@@ -16,15 +16,15 @@ from tests.lab.onyx.runcfg import render
 
 SVI = "interface vlan {key[1]}"
 # Two kinds cxfab does not manage today: an SVI description (owned by its VLAN, removed
-# with its SVI) and LLDP on or off per switch (a protocol: always in scope).
+# with its SVI) and NTP on or off per switch (a protocol: always in scope).
 EXTRA = [
     Row("svi_description", "vlan", r"^description (.+)$", SVI + " description {value}",
         SVI + " no description", 49, ("vlan", 1), "vlans", value=lambda m: m.group(1),
         parent="svi"),
-    Row("lldp", "global", r"^lldp$", "lldp", "no lldp", 85, ("protocol", None), "mlag"),
+    Row("ntp", "global", r"^ntp$", "ntp", "no ntp", 85, ("protocol", None), "mlag"),
 ]  # fmt: skip
 EXTENDED = Table(ROWS + EXTRA)
-RUNNING = "lldp\nvlan 10\ninterface vlan 10\ninterface vlan 10 description uplink\n"
+RUNNING = "ntp\nvlan 10\ninterface vlan 10\ninterface vlan 10 description uplink\n"
 
 
 def _plan(intended_text, running_text, table, scope=None):
@@ -40,24 +40,24 @@ def test_a_row_added_to_the_table_is_parsed():
     parsed = parse_running_config(RUNNING, EXTENDED)
     assert parsed.unknown == []
     assert parsed.get(("svi_description", 10)) == "uplink"
-    assert ("lldp",) in parsed.statements
+    assert ("ntp",) in parsed.statements
     # The product table does not know them: the lines stay unknown, never touched.
     plain = parse_running_config(RUNNING)
-    assert plain.unknown == ["lldp", "interface vlan 10 description uplink"]
+    assert plain.unknown == ["ntp", "interface vlan 10 description uplink"]
 
 
 def test_a_row_added_to_the_table_is_set_changed_and_removed_in_its_rank():
     changed = "vlan 10\ninterface vlan 10\ninterface vlan 10 description storage\n"
     assert _plan(changed, RUNNING, EXTENDED).lines == [
-        "no lldp",
+        "no ntp",
         "interface vlan 10 description storage",
     ]
     # Both removals, ordered by rank: the description (49) before the SVI (52) would
-    # go, LLDP (85) after it.
+    # go, NTP (85) after it.
     bare = "vlan 10\ninterface vlan 10\n"
-    assert _plan(bare, RUNNING, EXTENDED).lines == ["interface vlan 10 no description", "no lldp"]
+    assert _plan(bare, RUNNING, EXTENDED).lines == ["interface vlan 10 no description", "no ntp"]
     assert _plan(RUNNING, "vlan 10\n", EXTENDED).lines == [
-        "lldp",
+        "ntp",
         "interface vlan 10",
         "interface vlan 10 description uplink",
     ]
@@ -65,50 +65,50 @@ def test_a_row_added_to_the_table_is_set_changed_and_removed_in_its_rank():
 
 def test_a_row_added_to_the_table_goes_with_its_parent_and_its_owner():
     # The SVI goes: its description goes with it, no removal line of its own.
-    assert _plan("lldp\nvlan 10\n", RUNNING, EXTENDED).lines == ["no interface vlan 10"]
-    # Without prune, VLAN 10 is not the fabric's: its description stays; LLDP is a
+    assert _plan("ntp\nvlan 10\n", RUNNING, EXTENDED).lines == ["no interface vlan 10"]
+    # Without prune, VLAN 10 is not the fabric's: its description stays; NTP is a
     # protocol, always the fabric's.
     scope = Scope(prune=False)
-    assert _plan("vlan 10\ninterface vlan 10\n", RUNNING, EXTENDED, scope).lines == ["no lldp"]
+    assert _plan("vlan 10\ninterface vlan 10\n", RUNNING, EXTENDED, scope).lines == ["no ntp"]
 
 
 def test_a_row_added_to_the_table_belongs_to_its_section():
     parsed = parse_running_config(RUNNING, EXTENDED)
     vlans = only_sections(parsed, ["vlans"], ipl_vlans=(), table=EXTENDED)
     mlag = only_sections(parsed, ["mlag"], ipl_vlans=(), table=EXTENDED)
-    assert ("svi_description", 10) in vlans.statements and ("lldp",) not in vlans.statements
-    assert ("lldp",) in mlag.statements and ("svi_description", 10) not in mlag.statements
+    assert ("svi_description", 10) in vlans.statements and ("ntp",) not in vlans.statements
+    assert ("ntp",) in mlag.statements and ("svi_description", 10) not in mlag.statements
 
 
 def test_an_unknown_owner_raises_instead_of_not_managing():
     with pytest.raises(UnknownKind, match="owner"):
-        Scope().manages(("lldp",), parse_running_config(""))
-    with pytest.raises(UnknownKind, match="owner 'lldp'"):
-        Table([*ROWS, Row("lldp", "global", r"^lldp$", "lldp", "no lldp", 85, ("lldp", None),
+        Scope().manages(("ntp",), parse_running_config(""))
+    with pytest.raises(UnknownKind, match="owner 'ntp'"):
+        Table([*ROWS, Row("ntp", "global", r"^ntp$", "ntp", "no ntp", 85, ("ntp", None),
                          "mlag")])  # fmt: skip
 
 
 def test_an_unknown_section_place_or_parent_is_refused_when_the_table_is_built():
-    row = Row("lldp", "global", r"^lldp$", "lldp", "no lldp", 85, ("protocol", None), "lldp")
-    with pytest.raises(UnknownKind, match="section 'lldp'"):
+    row = Row("ntp", "global", r"^ntp$", "ntp", "no ntp", 85, ("protocol", None), "ntp")
+    with pytest.raises(UnknownKind, match="section 'ntp'"):
         Table([*ROWS, row])
     with pytest.raises(UnknownKind, match="place 'bridge'"):
         Table([*ROWS, Row("x", "bridge", r"^x$", "x", "no x", 1, ("protocol", None), "mlag")])
-    with pytest.raises(UnknownKind, match="parent kind 'lldp_global'"):
+    with pytest.raises(UnknownKind, match="parent kind 'ntp_global'"):
         Table([*ROWS, Row("x", "global", r"^x$", "x", "no x", 1, ("protocol", None), "mlag",
-                          parent="lldp_global")])  # fmt: skip
+                          parent="ntp_global")])  # fmt: skip
     with pytest.raises(UnknownKind, match="second row"):
         Table([*ROWS, ROWS[0]])
     with pytest.raises(UnknownKind, match="sections"):
-        only_sections(parse_running_config(RUNNING), ["lldp"], ipl_vlans=())
+        only_sections(parse_running_config(RUNNING), ["ntp"], ipl_vlans=())
 
 
 def test_a_statement_no_row_knows_raises_in_the_planner():
-    current = parse_running_config(RUNNING, EXTENDED)  # read with a table that knows LLDP
-    with pytest.raises(UnknownKind, match="lldp"):
+    current = parse_running_config(RUNNING, EXTENDED)  # read with a table that knows NTP
+    with pytest.raises(UnknownKind, match="ntp"):
         make_plan(parse_running_config(""), current, Scope())  # planned with one that does not
     with pytest.raises(UnknownKind):
-        TABLE.row(("lldp",))
+        TABLE.row(("ntp",))
 
 
 EVERY_KIND = every_kind_config()

@@ -13,7 +13,7 @@ Shape (lists in natural order, written to build/structured/<switch>.yml):
 
     switch, pair, peer_index, partner, model
     management: {address, port}        partner_management: {address, port}
-    protocols: {lacp, ip_routing, mlag, dcb_pfc, magp, vrrp}
+    protocols: {lacp, ip_routing, mlag, dcb_pfc, magp, vrrp, lldp}
     mlag: {domain, vip, system_mac, ipl: {id, port_channel, members, lacp_mode,
            pfc, mtu, vlan, address, peer_address}}       (absent: no MLAG)
     mlag_port_channels: [{id, description, members, lacp_mode, mtu,
@@ -219,6 +219,7 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
             "dcb_pfc": bool((mlag and mlag["ipl"]["pfc"]) or lossless),
             "magp": bool(gateways["magp"]),
             "vrrp": bool(gateways["vrrp"]),
+            "lldp": pair["lldp"],
         },
         "mlag": mlag,
         "mlag_port_channels": mpos,

@@ -115,6 +115,9 @@ class SwitchConfig:
     hostname: str
     protocols: set[str] = field(default_factory=set)
     lacp: bool = False
+    # NVIDIA's LLDP page: `lldp` / `no lldp` (on by default from 3.8.2000; a fresh
+    # emulated switch starts with it off, as the 3.6 running-configs show it set).
+    lldp: bool = False
     ip_routing: bool = False
     pfc_global: bool = False
     pfc_priorities: set[int] = field(default_factory=set)
@@ -159,6 +162,10 @@ class SwitchConfig:
     def _lacp(self, args: list[str], negate: bool) -> None:
         _no_extra(args)
         self.lacp = not negate
+
+    def _lldp(self, args: list[str], negate: bool) -> None:
+        _no_extra(args)
+        self.lldp = not negate
 
     def _ip(self, args: list[str], negate: bool) -> None:
         if not args or args[0] != "routing":
@@ -675,6 +682,7 @@ class SwitchConfig:
 _TOP = {
     "hostname": SwitchConfig._hostname,
     "lacp": SwitchConfig._lacp,
+    "lldp": SwitchConfig._lldp,
     "ip": SwitchConfig._ip,
     "protocol": SwitchConfig._protocol,
     "dcb": SwitchConfig._dcb,

@@ -121,6 +121,7 @@ def render(
     sections.append(("MLAG protocol", mlag))
     sections.append(("Interface Ethernet configuration", _interfaces(cfg, compress)))
     sections.append(("LAG configuration", _lag(cfg, compress)))
+    sections.append(("LLDP configuration", [_set("protocol", "lldp")] if cfg.lldp else []))
     sections.append(("VLAN configuration", _vlans(cfg)))
     sections.append(("L3 configuration", _l3(cfg, new)))
     hostname = ("   " if new else "") + f"hostname {cfg.hostname}"

@@ -547,7 +547,7 @@ def show_protocols(switch: Switch, json_print: bool) -> str:
         "dhcp-relay": "disabled",
         "igmp-snooping": "disabled",
         "lacp": on[cfg.lacp],
-        "lldp": "disabled",
+        "lldp": on[cfg.lldp],
         "magp": on["magp" in cfg.protocols],
         "mlag": on["mlag" in cfg.protocols],
         "ospf": "disabled",

@@ -98,6 +98,8 @@ ROWS: list[Row] = [
               held_by=("magp",)),
     _protocol("mlag", r"^protocol mlag$", "protocol mlag", "no protocol mlag", 92,
               held_by=_MLAG_KINDS),
+    # LLDP (NVIDIA's LLDP page: `lldp`; on by default from 3.8.2000); off is `no lldp`.
+    _protocol("lldp", r"^lldp$", "lldp", "no lldp", 85),
     # ---------------------------------------------------------------- MLAG
     Row("mlag_enabled", "global", r"^no mlag shutdown$", "no mlag shutdown", "mlag shutdown",
         25, _MLAG, "mlag", off=r"^mlag shutdown$"),
