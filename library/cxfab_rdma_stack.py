@@ -13,12 +13,20 @@ description:
     another netdev, and writes a boot unit that creates them again (they do not
     survive a reboot); enables it where systemd runs.
   - Hardware devices (mlx5, mlx4) come with their driver; they are only reported.
+  - Keeps each of O(daemons) running now and at boot - C(systemctl enable --now) where
+    systemd runs, else its init script (C(/etc/init.d/<name> start)) with the runtime
+    directory C(/run/<name>) its unit would have had.
 version_added: "0.2.0"
 options:
   structured:
     description: The host's structured config (C(build/structured/<host>.yml)); C(rdma) is read.
     type: dict
     required: true
+  daemons:
+    description: Daemons to keep running (plain names, e.g. C(lldpd)).
+    type: list
+    elements: str
+    default: []
 author: cxfab
 """
 

@@ -1,4 +1,5 @@
-"""The RDMA stage: kernel modules and soft-RoCE devices, now and at every boot.
+"""The RDMA stage: kernel modules, soft-RoCE devices and the host's daemons (e.g.
+lldpd), now and at every boot.
 
 The module cxfab_rdma_stack runs it; cxfab_host_state runs it in check mode with the
 host's other stages, in one call.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 MODULES_LOAD = "/etc/modules-load.d/cxfab-rdma.conf"
 UNIT_NAME = "cxfab-soft-roce.service"
@@ -84,7 +86,58 @@ def read_links(module, rdma_tool: str) -> list[dict]:
     return []
 
 
-ARGUMENT_SPEC = {"structured": {"type": "dict", "required": True}}
+# A daemon's name goes on a command line and into paths: a plain word.
+_DAEMON_NAME = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
+
+
+def running(name: str, proc: str = "/proc") -> bool:
+    """A process whose command name is `name` runs (the kernel's /proc/<pid>/comm)."""
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(os.path.join(proc, pid, "comm"), encoding="utf-8") as handle:
+                if handle.read().strip() == name:
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def ensure_daemons(module, names) -> list[str]:
+    """Each daemon running now and at boot: systemd enables and starts its unit; a
+    host without systemd (a container, a minimal VM) runs its init script, with the
+    runtime directory the unit would have had (RuntimeDirectory=<name>)."""
+    actions = []
+    systemd = os.path.isdir("/run/systemd/system")
+    for name in names:
+        if not _DAEMON_NAME.match(name):
+            module.fail_json(msg=f"daemons: {name!r} is not a daemon name ([a-z][a-z0-9_.-]*)")
+        if systemd:
+            active = module.run_command(["systemctl", "is-active", "--quiet", name])[0] == 0
+            enabled = module.run_command(["systemctl", "is-enabled", "--quiet", name])[0] == 0
+            if active and enabled:
+                continue
+            actions.append(f"systemctl enable --now {name}")
+            if not module.check_mode:
+                module.run_command(["systemctl", "enable", "--now", name], check_rc=True)
+            continue
+        if running(name):
+            continue
+        script = f"/etc/init.d/{name}"
+        if not os.access(script, os.X_OK):
+            module.fail_json(msg=f"daemons: cannot start {name}: no systemd and no {script}")
+        actions.append(f"{script} start")
+        if not module.check_mode:
+            os.makedirs(f"/run/{name}", mode=0o755, exist_ok=True)
+            module.run_command([script, "start"], check_rc=True)
+    return actions
+
+
+ARGUMENT_SPEC = {
+    "structured": {"type": "dict", "required": True},
+    "daemons": {"type": "list", "elements": "str", "default": []},
+}
 
 
 def run(module) -> dict:
@@ -123,6 +176,7 @@ def run(module) -> dict:
         if os.path.isdir("/run/systemd/system") and not module.check_mode:
             module.run_command(["systemctl", "daemon-reload"], check_rc=True)
             module.run_command(["systemctl", "enable", UNIT_NAME], check_rc=True)
+    actions += ensure_daemons(module, module.params.get("daemons") or [])
     after = (
         read_links(module, rdma_tool) if soft and not module.check_mode else list(links.values())
     )
