@@ -965,3 +965,62 @@ def test_a_nic_state_reading_that_failed_fails_every_nic_check_with_its_message(
     assert found["link_type.cx4.p1"]["status"] == "fail"
     missing = nic.nic_state_results(structured(host_intent()), {"changed": False, "nics": []})
     assert all(r["failed"] for r in missing[0] + missing[1])
+
+
+# ---------------------------------------------------------------- cabling (LLDP)
+
+
+def _cabled():
+    host = host_intent()
+    for port, switch in zip(host["nics"][0]["ports"], ("sw-a", "sw-b"), strict=True):
+        port.update(peer=switch, peer_port="1/3")
+    return structured(host)
+
+
+def _neighbours(first, second):
+    return {"lldp": {"neighbours": {"ens1f0": [first], "ens1f1": [second]}}}
+
+
+def test_each_cabled_port_reaches_its_switch_port():
+    facts = _neighbours(
+        {"sysname": "sw-a.example.net", "port_id": "Eth1/3"},
+        {"sysname": "sw-b", "port_id": "ethernet 1/3"},
+    )
+    found = by_id(verify_host.cabling_checks("h1", _cabled(), facts))
+    assert found["link.ens1f0.neighbour"]["status"] == "pass"
+    assert found["link.ens1f1.neighbour"]["status"] == "pass"
+    assert found["link.ens1f0.neighbour"]["category"] == "link/cable"
+
+
+def test_swapped_cables_fail_naming_both_ends():
+    facts = _neighbours(
+        {"sysname": "sw-b", "port_id": "Eth1/3"}, {"sysname": "sw-a", "port_id": "Eth1/3"}
+    )
+    found = by_id(verify_host.cabling_checks("h1", _cabled(), facts))
+    check = found["link.ens1f0.neighbour"]
+    assert check["status"] == "fail" and check["observed"] == "sw-b Eth1/3"
+    assert check["message"] == "h1 ens1f0 reaches sw-b Eth1/3; the intent cables it to sw-a Eth1/3"
+    wrong_port = _neighbours(
+        {"sysname": "sw-a", "port_id": "Eth1/4"}, {"sysname": "sw-b", "port_id": "Eth1/3"}
+    )
+    assert (
+        status_of(verify_host.cabling_checks("h1", _cabled(), wrong_port), "link.ens1f0.neighbour")
+        == "fail"
+    )
+
+
+def test_no_neighbour_or_no_reading_fails():
+    silent = {"lldp": {"neighbours": {"ens1f0": [], "ens1f1": []}}}
+    found = by_id(verify_host.cabling_checks("h1", _cabled(), silent))
+    assert found["link.ens1f1.neighbour"]["observed"] == "no neighbour"
+    broken = by_id(
+        verify_host.cabling_checks("h1", _cabled(), {"lldp": {"error": "lldpcli not found"}})
+    )
+    assert broken["link.ens1f0.neighbour"]["status"] == "fail"
+    assert broken["link.ens1f0.neighbour"]["message"] == "lldpcli not found"
+    unread = verify_host.cabling_checks("h1", _cabled(), {})
+    assert [c["status"] for c in unread] == ["fail", "fail"]
+
+
+def test_a_port_the_intent_does_not_cable_has_no_cabling_check():
+    assert verify_host.cabling_checks("h1", structured(host_intent()), {}) == []

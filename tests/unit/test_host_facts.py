@@ -243,3 +243,60 @@ def test_a_mistyped_ibstat_path_stops_the_reading():
     host = host_facts.Host("/", structured, {"ibstat_path": "/no/such/ibstat"})
     with pytest.raises(host_facts.FactsError, match="is not an executable"):
         host_facts.read_ib(host, {})
+
+
+LLDP_JSON0 = """{"lldp": [{"interface": [
+ {"name": "ens1f0", "chassis": [{"id": [{"type": "mac", "value": "52:54:00:da:00:01"}],
+   "name": [{"value": "lab-sw-a"}]}], "port": [{"id": [{"type": "local", "value": "Eth1/1"}]}]},
+ {"name": "ens1f1", "chassis": [{"name": [{"value": "lab-sw-b"}]}],
+   "port": [{"id": [{"type": "local", "value": "Eth1/1"}]}]}]}]}"""
+
+
+CABLED = {
+    **HOST,
+    "nics": [
+        {
+            **HOST["nics"][0],
+            "ports": [
+                {"port": 1, "netdev": "ens1f0", "peer": "lab-sw-a", "peer_port": "1/1"},
+                {"port": 2, "netdev": "ens1f1", "peer": "lab-sw-b", "peer_port": "1/1"},
+            ],
+        }
+    ],
+}
+
+
+def _lldp_host(run, found="/usr/sbin/lldpcli"):
+    return host_facts.Host("/", sections(CABLED), {}, run, lambda name: found)
+
+
+def test_no_lldp_reading_for_a_host_without_cabling():
+    host = host_facts.Host("/", sections(HOST), {}, lambda argv: (0, "", ""), lambda n: "x")
+    assert host_facts.read_lldp(host, {}) is None
+
+
+def test_lldp_neighbours_of_the_cabled_ports_from_lldpcli():
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        return 0, LLDP_JSON0, ""
+
+    found = host_facts.read_lldp(_lldp_host(run), {})
+    assert calls == [["/usr/sbin/lldpcli", "-f", "json0", "show", "neighbors"]]
+    assert found["neighbours"] == {
+        "ens1f0": [{"sysname": "lab-sw-a", "port_id": "Eth1/1"}],
+        "ens1f1": [{"sysname": "lab-sw-b", "port_id": "Eth1/1"}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("run", "found", "error"),
+    [
+        (lambda argv: (0, "", ""), None, "lldpcli not found"),
+        (lambda argv: (1, "", "unable to connect to socket"), "/x/lldpcli", "exit 1: unable"),
+        (lambda argv: (0, "Interface ens1f0", ""), "/x/lldpcli", "printed no JSON"),
+    ],
+)
+def test_an_lldp_reading_that_fails_says_why(run, found, error):
+    assert error in host_facts.read_lldp(_lldp_host(run, found), {})["error"]

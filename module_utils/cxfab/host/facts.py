@@ -10,6 +10,7 @@ here, one check function in verify, and their tests.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -203,6 +204,37 @@ def read_ib(host: Host, facts: dict) -> dict | None:
     return ibport.gather(host.structured, host.run, ibstat, host.root)
 
 
+def read_lldp(host: Host, facts: dict) -> dict | None:
+    """The LLDP neighbours of the ports the intent cables to a switch, from the host's
+    lldpd (`lldpcli -f json0 show neighbors`): {"neighbours": {port: [{sysname,
+    port_id}]}}, or {"error": why} when lldpd cannot be asked."""
+    nics = host.structured.get("nics") or []
+    ports = [p["netdev"] for nic in nics for p in nic.get("ports") or [] if p.get("peer")]
+    if not ports or host.run is None:
+        return None
+    lldpcli = host.bin_path("lldpcli")
+    if not lldpcli:
+        return {"error": "lldpcli not found (package lldpd)"}
+    rc, out, err = host.run([lldpcli, "-f", "json0", "show", "neighbors"])
+    if rc != 0:
+        return {"error": f"lldpcli show neighbors: exit {rc}: {(err or out).strip()[:200]}"}
+    try:
+        data = json.loads(out or "{}")
+    except ValueError:
+        return {"error": f"lldpcli printed no JSON: {out.strip()[:200]!r}"}
+    seen: dict = {}
+    for lldp in data.get("lldp") or []:
+        for iface in lldp.get("interface") or []:
+            chassis, port = (iface.get("chassis") or [{}])[0], (iface.get("port") or [{}])[0]
+            seen.setdefault(iface.get("name"), []).append(
+                {
+                    "sysname": ((chassis.get("name") or [{}])[0]).get("value", ""),
+                    "port_id": ((port.get("id") or [{}])[0]).get("value", ""),
+                }
+            )
+    return {"neighbours": {port: seen.get(port, []) for port in ports}}
+
+
 def read_probes(host: Host, facts: dict) -> list:
     """The DF probes planned in the structured config, each with its outcome."""
     params = host.params
@@ -236,6 +268,7 @@ READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("nic_local_cpus", read_nic_local_cpus),
     ("roce", read_roce),
     ("ib", read_ib),
+    ("lldp", read_lldp),
     ("probes", read_probes),
 )
 

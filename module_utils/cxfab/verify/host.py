@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..common.checks import Checks
 from ..host.net.cpulist import format_cpulist, parse_cpulist
 from .nic import drift_check, firmware_checks, link_type_checks, nic_state_results
@@ -61,6 +63,7 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         found += probe_checks(name, facts.get("probes") or [])
         found += egress_checks(name, intent, facts) + irq_checks(name, sc, facts)
         found += bond_checks(name, intent, facts) + rdma_checks(name, sc, facts)
+        found += cabling_checks(name, sc, facts)
     # Imported here: checks_ib and checks_roce build on Checks, defined above.
     from .ib import ib_checks
     from .roce import roce_checks
@@ -99,6 +102,36 @@ def link_checks(name: str, host: dict, facts: dict) -> list[dict]:
         else:
             got = info["speed_mbps"]
             out.judge(speed_id, got == wanted * 1000, f"{wanted} Gb/s", f"{got / 1000:g} Gb/s")
+    return out
+
+
+def _switch_port(port_id: str) -> str:
+    """`Eth1/7`, `ethernet 1/7`, `1/7` -> `1/7` (how Onyx and the inventory name a port)."""
+    return re.sub(r"^eth(?:ernet)?\s*", "", port_id.strip(), flags=re.IGNORECASE)
+
+
+def cabling_checks(name: str, host: dict, facts: dict) -> list[dict]:
+    """Each port the intent cables to a switch port reaches that port (its LLDP
+    neighbour); a swapped or misplaced cable names both ends."""
+    out = Checks(name)
+    lldp = facts.get("lldp") or {}
+    for port in data_ports(host):
+        if not port.get("peer"):
+            continue
+        dev, peer = port["netdev"], port["peer"]
+        check_id, expected = f"link.{dev}.neighbour", f"{peer} Eth{port['peer_port']}"
+        if "neighbours" not in lldp:
+            out.fail(check_id, expected, "unreadable", lldp.get("error") or "no LLDP reading")
+            continue
+        seen = lldp["neighbours"].get(dev) or []
+        observed = ", ".join(f"{n['sysname']} {n['port_id']}" for n in seen) or "no neighbour"
+        ok = any(
+            n["sysname"].split(".")[0].lower() == peer.lower()
+            and _switch_port(n["port_id"]) == port["peer_port"]
+            for n in seen
+        )
+        where = f"{name} {dev} reaches {observed}; the intent cables it to {expected}"
+        out.judge(check_id, ok, expected, observed, "" if ok else where)
     return out
 
 
