@@ -27,6 +27,7 @@ if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
 from cxfab import fabric as cxfab_fabric  # noqa: E402
+from cxfab import runstamp  # noqa: E402
 from cxfab.structured import public_fabric  # noqa: E402
 from cxfab.validate import paused_gc, validate_inventory  # noqa: E402
 
@@ -47,6 +48,8 @@ options:
 
 
 _CONNECTION_VARS = ("ansible_host", "ansible_port")
+# The run that computed cxfab_fabric (cxfab/runstamp.py).
+RUN_FACT = "cxfab_fabric_run"
 
 
 class ActionModule(ActionBase):
@@ -62,6 +65,12 @@ class ActionModule(ActionBase):
     def _validate(self, tmp, task_vars):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
+        # Validated earlier in this very run (site.yml imports validate.yml per stage):
+        # only a stamp of this process counts, never a fact from a cache or inventory.
+        stamp = runstamp.current()
+        if task_vars.get(RUN_FACT) == stamp and isinstance(task_vars.get("cxfab_fabric"), dict):
+            result.update(changed=False, msg="the fabric was validated earlier in this run")
+            return result
         _, args = self.validate_argument_spec(
             argument_spec={"hosts_group": {"type": "str", "default": cxfab_fabric.HOSTS_GROUP}}
         )
@@ -115,7 +124,7 @@ class ActionModule(ActionBase):
 
         result.update(
             changed=False,
-            ansible_facts={"cxfab_fabric": public_fabric(outcome.fabric)},
+            ansible_facts={"cxfab_fabric": public_fabric(outcome.fabric), RUN_FACT: stamp},
             msg=f"fabric {outcome.fabric['fabric_name']} is valid",
         )
         return result
@@ -123,7 +132,7 @@ class ActionModule(ActionBase):
     @staticmethod
     def _fabric_var_names(task_vars):
         names = {var for var in task_vars if var.startswith("cxfab_")}
-        names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric"}
+        names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric", RUN_FACT, "cxfab_structured_run"}
         return sorted(names | set(cxfab_fabric.FABRIC_VARS.values()))
 
     def _group_var(self, var, task_vars, hostvars, groups):

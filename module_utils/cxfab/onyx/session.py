@@ -23,6 +23,8 @@ import contextlib
 import os
 import re
 
+from .lines import problem, shown
+
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
 ERROR_LINE = re.compile(r"^\s*(%.*)$", re.MULTILINE)
@@ -160,6 +162,7 @@ class OnyxSession:
 
     def show(self, command: str) -> str:
         """Output of a show command, async messages removed; raises on a `%` error anywhere."""
+        self._refuse_outside_grammar([command])
         try:
             raw = self.conn.send_command(command, expect_string=self._prompt, read_timeout=60)
         except Exception as exc:
@@ -181,8 +184,10 @@ class OnyxSession:
     def configure(self, lines: list[str]) -> int:
         """Send config lines one by one; stop at the first refused line (RejectedLine).
 
-        Returns the number of lines sent.
+        Returns the number of lines sent. A line outside the CLI grammar (cxfab/onyx/lines.py)
+        stops the batch before config mode is entered.
         """
+        self._refuse_outside_grammar(lines)
         try:
             self.conn.config_mode()
         except Exception as exc:
@@ -206,6 +211,15 @@ class OnyxSession:
         finally:
             with contextlib.suppress(Exception):
                 self.conn.exit_config_mode()
+
+    def _refuse_outside_grammar(self, lines: list[str]) -> None:
+        for index, line in enumerate(lines):
+            reason = problem(line)
+            if reason:
+                raise SessionError(
+                    f"{self.where}: refusing to send line {index + 1} {shown(line)}: {reason}; "
+                    "nothing was sent"
+                )
 
     def save(self) -> None:
         try:
