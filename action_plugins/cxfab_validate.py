@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 from ansible.plugins.action import ActionBase
 
 # cxfab.* lives in <repo>/module_utils; controller code imports it directly.
@@ -27,9 +27,17 @@ if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
 from cxfab import fabric as cxfab_fabric  # noqa: E402
-from cxfab import runstamp  # noqa: E402
+from cxfab import runstamp, secret_text  # noqa: E402
 from cxfab.structured import public_fabric  # noqa: E402
-from cxfab.validate import paused_gc, validate_inventory  # noqa: E402
+from cxfab.validate import make_error, paused_gc, validate_inventory  # noqa: E402
+
+try:  # ansible-core >= 2.19: only trusted strings are rendered (!unsafe ones are not)
+    from ansible.template import is_trusted_as_template
+except ImportError:  # pragma: no cover - older ansible-core renders every string
+
+    def is_trusted_as_template(_value):
+        return True
+
 
 DOCUMENTATION = r"""
 action: cxfab_validate
@@ -81,6 +89,7 @@ class ActionModule(ActionBase):
         # other one that is no run setting is reported (a misspelled section name
         # would otherwise drop the whole section silently).
         fabric_vars = {}
+        self._secret_errors = []
         for var in self._fabric_var_names(task_vars):
             found, value = self._group_var(var, task_vars, hostvars, groups)
             if found:
@@ -113,8 +122,8 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(
                 f"cxfab_validate: internal error {type(error).__name__}: {error}"
             ) from error
-        if not outcome.ok:
-            lines = [str(error) for error in outcome.errors]
+        if self._secret_errors or not outcome.ok:
+            lines = [str(error) for error in [*self._secret_errors, *outcome.errors]]
             result.update(
                 failed=True,
                 changed=False,
@@ -138,8 +147,11 @@ class ActionModule(ActionBase):
     def _group_var(self, var, task_vars, hostvars, groups):
         """(found, value) of a variable of group_vars/all, templated (vault values decrypted)."""
         if var in task_vars:
+            value = task_vars[var]
+            if var == cxfab_fabric.FABRIC_VARS["switch_pairs"]:
+                value = self._passwords_as_written(value, task_vars)
             try:
-                return True, _render(self._templar, task_vars[var])
+                return True, _render(self._templar, value)
             except AnsibleError as error:
                 raise AnsibleError(f"{var}: cannot be templated: {error}") from error
         # Not visible on this host (e.g. defined for group 'all' of another inventory
@@ -151,6 +163,50 @@ class ActionModule(ActionBase):
             if var in raw:
                 return True, _LazyHostTemplar(self._templar, raw).render(raw[var])
         return False, None
+
+    def _passwords_as_written(self, pairs, task_vars):
+        """`pairs` with each password taken as written (or its reference rendered), never
+        rendered by the whole-variable pass; refused ones are listed in _secret_errors."""
+        if not isinstance(pairs, list):
+            return pairs
+        templar = self._templar
+
+        def is_template(value):
+            return is_trusted_as_template(value) and templar.is_possibly_template(value)
+
+        def lookup(name):
+            return task_vars[name]
+
+        guarded = []
+        for index, pair in enumerate(pairs):
+            login = pair.get("credentials") if isinstance(pair, dict) else None
+            if not isinstance(login, dict) or "password" not in login:
+                guarded.append(pair)
+                continue
+            raw = login["password"]
+            reason = secret_text.problem(raw, is_template, lookup)
+            value = raw
+            if reason is None and (is_template(raw) or not isinstance(raw, str)):
+                try:
+                    value = templar.template(raw)
+                    reason = secret_text.rendered_problem(value)
+                except AnsibleUndefinedVariable:
+                    reason = "<hidden>: the variable it names is not defined (is the vault loaded?)"
+                except AnsibleError as error:
+                    reason = f"<hidden>: cannot be rendered ({type(error).__name__})"
+            if reason:
+                path = ("switch_pairs", index, "credentials", "password")
+                self._secret_errors.append(make_error(path, reason, rule="secret-as-written"))
+                value = secret_text.REFUSED
+            guarded.append({**pair, "credentials": {**login, "password": _AsWritten(value)}})
+        return guarded
+
+
+class _AsWritten:
+    """A value `_render` hands on untouched."""
+
+    def __init__(self, value):
+        self.value = value
 
 
 _PLAIN_LEAVES = (int, float, bool, type(None))
@@ -170,6 +226,8 @@ def _render(templar, value):
         return [_render(templar, item) for item in value]
     if isinstance(value, _PLAIN_LEAVES):
         return value
+    if isinstance(value, _AsWritten):
+        return value.value
     return templar.template(value)  # e.g. a vault-encrypted string: decrypt it
 
 
