@@ -38,6 +38,12 @@ def peer_name_unique(view: FabricView) -> Iterator[Finding]:
 )
 def peers_in_inventory(view: FabricView) -> Iterator[Finding]:
     if "switches" not in view.groups:
+        if view.pairs:
+            yield (
+                ("switch_pairs",),
+                "inventory group 'switches' is missing: the peers of every switch pair "
+                "must be its hosts (does the inventory file parse?)",
+            )
         return
     group = view.groups["switches"]
     for p, pair in enumerate(view.pairs):
