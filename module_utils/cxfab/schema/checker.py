@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from . import FORMATS
+from . import FORMAT_HINTS, FORMATS
 
 Path = tuple[Any, ...]
 Problem = tuple[Path, str]
@@ -226,4 +226,6 @@ def _scalar_problems(node: dict, value: Any) -> Iterator[str]:
     if "format" in node:
         test, what = FORMATS[node["format"]]
         if not test(value):
-            yield f"{show(value, secret)} is not {what}"
+            hint = FORMAT_HINTS.get(node["format"])
+            more = hint(value) if hint and not secret else ""
+            yield f"{show(value, secret)} is not {what}{more}"
