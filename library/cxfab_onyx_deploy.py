@@ -161,6 +161,8 @@ def main():
                 check_host_key=p["host_key_checking"],
             )  # fmt: skip
             result["sessions"][name] = 1 if peers[name].session else 0
+            for note in getattr(peers[name].session, "known_hosts_notes", None) or []:
+                module.warn(note)
         for index, name in enumerate(order):
             partner = peers[peers[name].structured["partner"]]
             intended = _load(os.path.join(p["configs_dir"], f"{name}.cfg"), "intended config")

@@ -142,6 +142,8 @@ def main():
                 peer, p["username"], p["password"], p["known_hosts"],
                 check_host_key=p["host_key_checking"],
             )  # fmt: skip
+            for note in getattr(peer.session, "known_hosts_notes", None) or []:
+                module.warn(note)
         deadline = time.monotonic() + max(p["wait"], 0)
         while True:
             checks = _round(me, partner, p["scope"])

@@ -23,6 +23,7 @@ import contextlib
 import os
 import re
 
+from . import known_hosts as known_hosts_file
 from .lines import problem, shown
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
@@ -102,6 +103,9 @@ class OnyxSession:
         }
         self.conn = None
         self.async_messages: list[str] = []
+        # Lines of known_hosts Paramiko cannot use, left out (cxfab/onyx/known_hosts.py).
+        self.known_hosts_notes: list[str] = []
+        self._known_hosts_copy: str | None = None
 
     @property
     def where(self) -> str:
@@ -119,6 +123,13 @@ class OnyxSession:
             from netmiko import ConnectHandler
         except ImportError as exc:  # pragma: no cover - controller dependency
             raise SessionError("the netmiko Python package is missing on the controller") from exc
+        if self.check_host_key:
+            try:
+                usable, self.known_hosts_notes = known_hosts_file.usable(self.known_hosts)
+            except known_hosts_file.RevokedLineError as exc:
+                raise HostKeyError(f"{self.where}: {exc}") from None
+            if usable != self.known_hosts:
+                self._known_hosts_copy = self._params["alt_key_file"] = usable
         try:
             self.conn = ConnectHandler(**self._params)
             self.conn.enable()
@@ -148,6 +159,7 @@ class OnyxSession:
             f"switch's key once you have compared it with the one its console shows, "
             f"e.g. `ssh-keyscan -p {self.port} {self.host} >> {self.known_hosts}`, or "
             "point cxfab_switch_known_hosts at the file that holds it"
+            + "".join(f"; {note}" for note in self.known_hosts_notes)
         )
 
     def close(self) -> None:
@@ -155,6 +167,10 @@ class OnyxSession:
             with contextlib.suppress(Exception):
                 self.conn.disconnect()
             self.conn = None
+        if self._known_hosts_copy:
+            with contextlib.suppress(OSError):
+                os.unlink(self._known_hosts_copy)
+            self._known_hosts_copy = None
 
     @property
     def _prompt(self) -> str:
