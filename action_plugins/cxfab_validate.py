@@ -29,7 +29,7 @@ if _MODULE_UTILS not in sys.path:
 from cxfab import fabric as cxfab_fabric  # noqa: E402
 from cxfab import runstamp, secret_text  # noqa: E402
 from cxfab.structured import public_fabric  # noqa: E402
-from cxfab.validate import make_error, paused_gc, validate_inventory  # noqa: E402
+from cxfab.validate import is_cxfab_name, make_error, paused_gc, validate_inventory  # noqa: E402
 
 try:  # ansible-core >= 2.19: only trusted strings are rendered (!unsafe ones are not)
     from ansible.template import is_trusted_as_template
@@ -108,7 +108,7 @@ class ActionModule(ActionBase):
                 dict.fromkeys(
                     var
                     for var in raw
-                    if var.startswith("cxfab_") and var not in cxfab_fabric.FABRIC_VARS.values()
+                    if is_cxfab_name(var) and var not in cxfab_fabric.FABRIC_VARS.values()
                 )
             )
             settings.pop(cxfab_fabric.HOST_VAR, None)
@@ -140,7 +140,7 @@ class ActionModule(ActionBase):
 
     @staticmethod
     def _fabric_var_names(task_vars):
-        names = {var for var in task_vars if var.startswith("cxfab_")}
+        names = {var for var in task_vars if is_cxfab_name(var)}
         names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric", RUN_FACT, "cxfab_structured_run"}
         return sorted(names | set(cxfab_fabric.FABRIC_VARS.values()))
 

@@ -133,3 +133,12 @@ def test_an_inventory_file_over_the_size_limit_is_refused(tmp_path):
     code, output = ansible_playbook("validate.yml", directory)
     assert code != 0
     assert f"{big}:" in output and "limit" in output, output[-2000:]
+
+
+@pytest.mark.parametrize("name", ["CXFAB_vlans", "Cxfab_switch_prune"])
+def test_a_variable_with_a_misspelled_prefix_is_reported(tmp_path, name):
+    directory = switch_only(tmp_path)
+    (directory / "group_vars" / "all" / "more.yml").write_text(f"{name}: []\n", encoding="utf-8")
+    code, output = ansible_playbook("validate.yml", directory)
+    assert code != 0, output
+    assert f"{name}: unknown cxfab variable; did you mean" in output, output
