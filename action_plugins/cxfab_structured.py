@@ -22,6 +22,7 @@ _MODULE_UTILS = str(Path(__file__).resolve().parent.parent / "module_utils")
 if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
+from cxfab.intent import runstamp  # noqa: E402
 from cxfab.intent.fabric import plain  # noqa: E402
 from cxfab.structured import build_all  # noqa: E402
 from cxfab.structured.files import write_structured  # noqa: E402
@@ -49,6 +50,9 @@ options:
     default: true
 """
 
+# The run that computed cxfab_structured (cxfab/runstamp.py).
+RUN_FACT = "cxfab_structured_run"
+
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
@@ -63,9 +67,17 @@ class ActionModule(ActionBase):
                 "prune": {"type": "bool", "default": True},
             }
         )
-        fabric = (task_vars or {}).get("cxfab_fabric")
-        if not isinstance(fabric, dict):
-            raise AnsibleActionFail("cxfab_structured: no validated fabric (run cxfab_validate)")
+        task_vars = task_vars or {}
+        stamp = runstamp.current()
+        # Only facts this run computed count: a fact cache may hold older (or planted) ones.
+        if task_vars.get(RUN_FACT) == stamp and task_vars.get("cxfab_structured"):
+            result.update(changed=False, msg="structured config written earlier in this run")
+            return result
+        fabric = task_vars.get("cxfab_fabric")
+        if not isinstance(fabric, dict) or task_vars.get("cxfab_fabric_run") != stamp:
+            raise AnsibleActionFail(
+                "cxfab_structured: no fabric validated in this run (run cxfab_validate first)"
+            )
         try:
             # plain(): Ansible hands over tagged str/dict subclasses that YAML cannot dump.
             devices = build_all(plain(fabric), prune=args["prune"])
@@ -76,7 +88,7 @@ class ActionModule(ActionBase):
             changed=False,
             written=written,
             removed=removed,
-            ansible_facts={"cxfab_structured": pack(devices)},
+            ansible_facts={"cxfab_structured": pack(devices), RUN_FACT: stamp},
             msg=f"structured config of {len(devices)} device(s) in {args['dest']}",
         )
         return result

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.errors import AnsibleActionFail, AnsibleError, AnsibleUndefinedVariable
 from ansible.plugins.action import ActionBase
 
 # cxfab.* lives in <repo>/module_utils; controller code imports it directly.
@@ -27,8 +27,17 @@ if _MODULE_UTILS not in sys.path:
     sys.path.insert(0, _MODULE_UTILS)
 
 from cxfab.intent import fabric as cxfab_fabric  # noqa: E402
-from cxfab.intent.validate import paused_gc, validate_inventory  # noqa: E402
+from cxfab.intent import runstamp, secret_text  # noqa: E402
+from cxfab.intent.validate import is_cxfab_name, make_error, paused_gc, validate_inventory  # noqa: E402
 from cxfab.structured import public_fabric  # noqa: E402
+
+try:  # ansible-core >= 2.19: only trusted strings are rendered (!unsafe ones are not)
+    from ansible.template import is_trusted_as_template
+except ImportError:  # pragma: no cover - older ansible-core renders every string
+
+    def is_trusted_as_template(_value):
+        return True
+
 
 DOCUMENTATION = r"""
 action: cxfab_validate
@@ -47,6 +56,8 @@ options:
 
 
 _CONNECTION_VARS = ("ansible_host", "ansible_port")
+# The run that computed cxfab_fabric (cxfab/runstamp.py).
+RUN_FACT = "cxfab_fabric_run"
 
 
 class ActionModule(ActionBase):
@@ -62,6 +73,12 @@ class ActionModule(ActionBase):
     def _validate(self, tmp, task_vars):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
+        # Validated earlier in this very run (site.yml imports validate.yml per stage):
+        # only a stamp of this process counts, never a fact from a cache or inventory.
+        stamp = runstamp.current()
+        if task_vars.get(RUN_FACT) == stamp and isinstance(task_vars.get("cxfab_fabric"), dict):
+            result.update(changed=False, msg="the fabric was validated earlier in this run")
+            return result
         _, args = self.validate_argument_spec(
             argument_spec={"hosts_group": {"type": "str", "default": cxfab_fabric.HOSTS_GROUP}}
         )
@@ -72,6 +89,7 @@ class ActionModule(ActionBase):
         # other one that is no run setting is reported (a misspelled section name
         # would otherwise drop the whole section silently).
         fabric_vars = {}
+        self._secret_errors = []
         for var in self._fabric_var_names(task_vars):
             found, value = self._group_var(var, task_vars, hostvars, groups)
             if found:
@@ -90,7 +108,7 @@ class ActionModule(ActionBase):
                 dict.fromkeys(
                     var
                     for var in raw
-                    if var.startswith("cxfab_") and var not in cxfab_fabric.FABRIC_VARS.values()
+                    if is_cxfab_name(var) and var not in cxfab_fabric.FABRIC_VARS.values()
                 )
             )
             settings.pop(cxfab_fabric.HOST_VAR, None)
@@ -104,8 +122,8 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail(
                 f"cxfab_validate: internal error {type(error).__name__}: {error}"
             ) from error
-        if not outcome.ok:
-            lines = [str(error) for error in outcome.errors]
+        if self._secret_errors or not outcome.ok:
+            lines = [str(error) for error in [*self._secret_errors, *outcome.errors]]
             result.update(
                 failed=True,
                 changed=False,
@@ -115,22 +133,25 @@ class ActionModule(ActionBase):
 
         result.update(
             changed=False,
-            ansible_facts={"cxfab_fabric": public_fabric(outcome.fabric)},
+            ansible_facts={"cxfab_fabric": public_fabric(outcome.fabric), RUN_FACT: stamp},
             msg=f"fabric {outcome.fabric['fabric_name']} is valid",
         )
         return result
 
     @staticmethod
     def _fabric_var_names(task_vars):
-        names = {var for var in task_vars if var.startswith("cxfab_")}
-        names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric"}
+        names = {var for var in task_vars if is_cxfab_name(var)}
+        names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric", RUN_FACT, "cxfab_structured_run"}
         return sorted(names | set(cxfab_fabric.FABRIC_VARS.values()))
 
     def _group_var(self, var, task_vars, hostvars, groups):
         """(found, value) of a variable of group_vars/all, templated (vault values decrypted)."""
         if var in task_vars:
+            value = task_vars[var]
+            if var == cxfab_fabric.FABRIC_VARS["switch_pairs"]:
+                value = self._passwords_as_written(value, task_vars)
             try:
-                return True, _render(self._templar, task_vars[var])
+                return True, _render(self._templar, value)
             except AnsibleError as error:
                 raise AnsibleError(f"{var}: cannot be templated: {error}") from error
         # Not visible on this host (e.g. defined for group 'all' of another inventory
@@ -142,6 +163,50 @@ class ActionModule(ActionBase):
             if var in raw:
                 return True, _LazyHostTemplar(self._templar, raw).render(raw[var])
         return False, None
+
+    def _passwords_as_written(self, pairs, task_vars):
+        """`pairs` with each password taken as written (or its reference rendered), never
+        rendered by the whole-variable pass; refused ones are listed in _secret_errors."""
+        if not isinstance(pairs, list):
+            return pairs
+        templar = self._templar
+
+        def is_template(value):
+            return is_trusted_as_template(value) and templar.is_possibly_template(value)
+
+        def lookup(name):
+            return task_vars[name]
+
+        guarded = []
+        for index, pair in enumerate(pairs):
+            login = pair.get("credentials") if isinstance(pair, dict) else None
+            if not isinstance(login, dict) or "password" not in login:
+                guarded.append(pair)
+                continue
+            raw = login["password"]
+            reason = secret_text.problem(raw, is_template, lookup)
+            value = raw
+            if reason is None and (is_template(raw) or not isinstance(raw, str)):
+                try:
+                    value = templar.template(raw)
+                    reason = secret_text.rendered_problem(value)
+                except AnsibleUndefinedVariable:
+                    reason = "<hidden>: the variable it names is not defined (is the vault loaded?)"
+                except AnsibleError as error:
+                    reason = f"<hidden>: cannot be rendered ({type(error).__name__})"
+            if reason:
+                path = ("switch_pairs", index, "credentials", "password")
+                self._secret_errors.append(make_error(path, reason, rule="secret-as-written"))
+                value = secret_text.REFUSED
+            guarded.append({**pair, "credentials": {**login, "password": _AsWritten(value)}})
+        return guarded
+
+
+class _AsWritten:
+    """A value `_render` hands on untouched."""
+
+    def __init__(self, value):
+        self.value = value
 
 
 _PLAIN_LEAVES = (int, float, bool, type(None))
@@ -161,6 +226,8 @@ def _render(templar, value):
         return [_render(templar, item) for item in value]
     if isinstance(value, _PLAIN_LEAVES):
         return value
+    if isinstance(value, _AsWritten):
+        return value.value
     return templar.template(value)  # e.g. a vault-encrypted string: decrypt it
 
 

@@ -140,6 +140,8 @@ def main():
     try:
         for peer in peers:
             peer.open(p["username"], p["password"], p["known_hosts"], p["host_key_checking"])
+            for note in peer.notes:
+                module.warn(note)
         deadline = time.monotonic() + max(p["wait"], 0)
         while True:
             checks = _round(me, partner, p["scope"])

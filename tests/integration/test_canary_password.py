@@ -4,6 +4,8 @@ Uses tests/tools/canary.py, which other playbooks' tests reuse with their own
 playbook and directories.
 """
 
+import uuid
+
 import pytest
 
 from tests.tools import canary
@@ -62,4 +64,43 @@ def test_an_invalid_password_is_refused_without_being_shown(tmp_path):
     run = canary.run_playbook("validate.yml", directory, "-vvvv")
     assert run.returncode != 0
     assert "credentials.password: <hidden> is not 1-128 characters" in run.stdout + run.stderr
+    canary.assert_not_leaked(password, [run], DIRECTORIES)
+
+
+def _templated(marker: str) -> tuple[str, str]:
+    password = canary.new_password() + marker
+    return password, '"' + password + '"'
+
+
+# Plaintext passwords Ansible would template or YAML would read as another type:
+# (the password as the test greps for it, its YAML text in the inventory).
+TEMPLATED_OR_RETYPED = {
+    "expression": lambda: _templated("{{ 7*7 }}"),
+    "comment": lambda: _templated("{#x"),
+    "statement": lambda: _templated("{% if true %}"),
+    "undefined-name": lambda: _templated("{{ cxfab_no_such_variable }}"),
+    "octal": lambda: (pw := "0" + str(uuid.uuid4().int % 7**18).translate(OCTAL), pw),
+    "sexagesimal": lambda: (pw := f"{uuid.uuid4().int % 10**9 + 10**9}:30:45", pw),
+}
+OCTAL = str.maketrans("89", "01")
+
+
+@pytest.mark.parametrize("kind", sorted(TEMPLATED_OR_RETYPED))
+def test_a_templated_or_retyped_password_is_refused_without_being_shown(tmp_path, kind):
+    password, yaml_text = TEMPLATED_OR_RETYPED[kind]()
+    directory = canary.inventory(tmp_path, password, yaml_text=yaml_text)
+    run = canary.run_playbook("validate.yml", directory, "-vvvv")
+    output = run.stdout + run.stderr
+    assert run.returncode != 0, output[-3000:]
+    assert "is valid" not in output
+    assert f"{canary.PASSWORD_PATH}: <hidden>" in output, output[-3000:]
+    assert "!unsafe" in output and "vault" in output  # says how to write it
+    canary.assert_not_leaked(password, [run], DIRECTORIES)
+
+
+def test_an_unsafe_tagged_password_with_braces_is_accepted_as_written(tmp_path):
+    password = canary.new_password() + "{{ 7*7 }}{#"
+    directory = canary.inventory(tmp_path, password, yaml_text=f"!unsafe '{password}'")
+    run = canary.run_playbook("validate.yml", directory, "-vvvv")
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     canary.assert_not_leaked(password, [run], DIRECTORIES)

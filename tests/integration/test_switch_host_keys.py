@@ -72,3 +72,51 @@ def test_a_changed_host_key_stops_the_run(lab):
         assert "protocol mlag" not in show(lab, A, "show running-config"), "nothing is sent"
     finally:
         pair.write_known_hosts(lab["known_hosts"])  # the operator accepts the new key
+
+
+@pytest.mark.parametrize(
+    ("playbook", "extra"),
+    [
+        ("switches.yml", ("--check",)),
+        ("verify.yml", ("-e", "cxfab_reports_dir={reports}")),
+        ("drill.yml", ("-e", "cxfab_drill_confirm=true", "-e", f"cxfab_drill_switch={A}")),
+    ],
+)
+def test_a_misspelled_host_key_switch_stops_every_playbook_before_a_login(
+    lab, tmp_path, playbook, extra
+):
+    pair = lab["pair"]
+    before = {name: pair.logins(name) for name in (A, B)}
+    extra = [arg.format(reports=tmp_path / "reports") for arg in extra]
+    run = run_playbook(
+        lab,
+        lab["fabric"],
+        "-e",
+        "cxfab_switch_host_key_checking=ture",
+        *extra,
+        trust=False,
+        home=tmp_path,  # an empty ~/.ssh/known_hosts
+        playbook=playbook,
+    )
+    assert run["rc"] != 0, run["output"]
+    assert "cxfab_switch_host_key_checking: 'ture' is not a boolean" in run["stdout"], run["output"]
+    assert {name: pair.logins(name) for name in (A, B)} == before, "nobody logged in"
+
+
+def test_known_hosts_lines_paramiko_cannot_use_are_reported(lab, tmp_path):
+    keys = lab["known_hosts"].read_text(encoding="utf-8")
+    key = keys.split()[1:3]
+    with_ca = tmp_path / "with_ca"
+    with_ca.write_text(f"@cert-authority *.example.net {' '.join(key)}\n{keys}", encoding="utf-8")
+    fabric = lab["fabric"]
+    checked = run_playbook(lab, fabric, "--check", "-e", f"cxfab_switch_known_hosts={with_ca}")
+    assert checked["rc"] == 0, checked["output"]
+    assert f"{with_ca}:1: @cert-authority" in checked["stdout"] + checked["stderr"]
+
+    revoked = tmp_path / "revoked"
+    revoked.write_text(f"{keys}@revoked * {' '.join(key)}\n", encoding="utf-8")
+    line = keys.count("\n") + 1
+    stopped = run_playbook(lab, fabric, "--check", "-e", f"cxfab_switch_known_hosts={revoked}")
+    assert stopped["rc"] != 0
+    assert f"{revoked}:{line}: @revoked" in stopped["stdout"], stopped["output"]
+    assert "InvalidHostKey" not in stopped["stdout"]

@@ -102,6 +102,7 @@ def run_playbook(
         "health": health,
         "output": proc.stdout[-3000:] + proc.stderr[-2000:],
         "stdout": proc.stdout,
+        "stderr": proc.stderr,
     }
 
 

@@ -44,18 +44,28 @@ def new_password() -> str:
     return f"Canary-{uuid.uuid4().hex[:16]}"
 
 
-def inventory(tmp_path: Path, password: str, patches: Iterable[dict] = ()) -> Path:
+def inventory(
+    tmp_path: Path, password: str, patches: Iterable[dict] = (), yaml_text: str | None = None
+) -> Path:
     """A copy of the example inventory with `password` as the switch password.
 
     Every host and switch is given its own TEST-NET-1 address (RFC 5737): any
     connection attempt goes nowhere. More patches (tests/tools/inventory.py
-    syntax) can break the inventory to exercise failure paths.
+    syntax) can break the inventory to exercise failure paths. `yaml_text`: the
+    password's value exactly as written in group_vars/all/fabric.yml (e.g. unquoted,
+    or with a tag) instead of the quoted dump of `password`.
     """
+    placeholder = f"canary-placeholder-{uuid.uuid4().hex}"
     directory = inventory_tools.write_copy(
         inventory_tools.EXAMPLE,
         tmp_path / "inventory",
-        [{"path": PASSWORD_PATH, "value": password}, *patches],
+        [{"path": PASSWORD_PATH, "value": placeholder if yaml_text else password}, *patches],
     )
+    if yaml_text is not None:
+        fabric_file = directory / inventory_tools.FABRIC_FILE
+        text = fabric_file.read_text(encoding="utf-8")
+        assert text.count(placeholder) == 1, "the placeholder is written once"
+        fabric_file.write_text(text.replace(placeholder, yaml_text), encoding="utf-8")
     hosts_file = directory / "hosts.yml"
     data = yaml.safe_load(hosts_file.read_text(encoding="utf-8"))
     groups = data["all"]["children"]

@@ -38,6 +38,8 @@ RUN_SETTINGS = (
     "cxfab_fabric",
     "cxfab_nic_local_cpus",
     "cxfab_structured",
+    "cxfab_fabric_run",
+    "cxfab_structured_run",
     "cxfab_switch_known_hosts",
     "cxfab_switch_host_key_checking",
     "cxfab_switch_repair",

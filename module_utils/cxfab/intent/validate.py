@@ -38,9 +38,22 @@ class FabricError:
     rule: str = "schema"
 
     def __str__(self) -> str:
-        host = _printable(self.host) if self.host else None
-        where = f"{_printable(self.path)} (host {host})" if host else _printable(self.path)
-        return f"{where}: {self.message}"
+        host = _cut(_printable(self.host)) if self.host else None
+        path = _cut(_printable(self.path))
+        where = f"{path} (host {host})" if host else path
+        return f"{where}: {_cut(self.message, MESSAGE_CHARACTERS)}"
+
+
+MESSAGE_CHARACTERS = 400  # an error line stays readable whatever value it repeats
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def is_cxfab_name(name: str) -> bool:
+    """A cxfab variable, also misspelled in its prefix (`CXFAB_vlans`, `cxfab-vlans`)."""
+    return isinstance(name, str) and name.lower().replace("-", "_").startswith("cxfab_")
 
 
 def _printable(text: str) -> str:
@@ -141,7 +154,8 @@ def _suggest(name: str) -> str:
     known = [*fabric_mod.FABRIC_VARS.values(), fabric_mod.HOST_VAR, *fabric_mod.RUN_SETTINGS]
     # Compared without the common prefix, which would make every name look close.
     suffixes = {var.removeprefix("cxfab_"): var for var in known}
-    close = difflib.get_close_matches(name.removeprefix("cxfab_"), suffixes, n=1, cutoff=0.6)
+    stem = name.lower().replace("-", "_").removeprefix("cxfab_")
+    close = difflib.get_close_matches(stem, suffixes, n=1, cutoff=0.6)
     if close:
         return f"; did you mean {suffixes[close[0]]}?"
     return f" (known: {', '.join(known)})"
@@ -155,13 +169,13 @@ def unknown_variable_errors(
     errors = [
         FabricError(name, f"unknown cxfab variable{_suggest(name)}", rule="unknown-variable")
         for name in fabric_vars
-        if name.startswith("cxfab_") and name not in known
+        if is_cxfab_name(name) and name not in known
     ]
     reported = {error.path for error in errors}
     holders: dict[str, list[str]] = {}
     for host, settings in host_settings.items():
         for name in settings:
-            if name.startswith("cxfab_") and name not in known | {fabric_mod.HOST_VAR}:
+            if is_cxfab_name(name) and name not in known | {fabric_mod.HOST_VAR}:
                 holders.setdefault(name, []).append(host)
     for name, hosts in holders.items():
         if name in reported:  # a group_vars/all variable every host inherits

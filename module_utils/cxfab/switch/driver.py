@@ -87,6 +87,7 @@ class SwitchDriver(ABC):
         self.unreachable: str | None = "not opened"  # why there is no session
         self.release: str | None = None  # the OS release, None when it could not be read
         self.release_error: str | None = None  # why it could not be read
+        self.notes: list[str] = []  # what opening noticed and the run should say (warnings)
 
     # ---------------------------------------------------------------- session
     @abstractmethod

@@ -75,6 +75,8 @@ def deploy_pair(
             except UntrustedSwitch as exc:
                 raise DeployError(str(exc)) from None
             result["sessions"][name] = 0 if drivers[name].unreachable else 1
+            for note in drivers[name].notes:
+                warn(note)
         for index, name in enumerate(order):
             partner = drivers[drivers[name].structured["partner"]]
             intended = intended_for(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
+from ..schema.addresses import resolve
 from . import FabricView, Finding, interface, is_host_address, mac_problem, rule
 
 
@@ -38,6 +39,12 @@ def peer_name_unique(view: FabricView) -> Iterator[Finding]:
 )
 def peers_in_inventory(view: FabricView) -> Iterator[Finding]:
     if "switches" not in view.groups:
+        if view.pairs:
+            yield (
+                ("switch_pairs",),
+                "inventory group 'switches' is missing: the peers of every switch pair "
+                "must be its hosts (does the inventory file parse?)",
+            )
         return
     group = view.groups["switches"]
     for p, pair in enumerate(view.pairs):
@@ -60,15 +67,17 @@ def mgmt_endpoint_unique(view: FabricView) -> Iterator[Finding]:
     seen: dict[tuple[str, int], str] = {}
     for p, pair in enumerate(view.pairs):
         for s, peer in enumerate(pair["peers"]):
-            endpoint = (peer["mgmt_address"], peer["mgmt_port"])
-            if endpoint in seen:
+            address, port = peer["mgmt_address"], peer["mgmt_port"]
+            # Compared as the addresses a name reaches (`localhost` is 127.0.0.1).
+            keys = [(key, port) for key in sorted(resolve(address))] or [(address.lower(), port)]
+            other = next((seen[key] for key in keys if key in seen), None)
+            if other is not None:
                 yield (
                     ("switch_pairs", p, "peers", s, "mgmt_address"),
-                    f"{endpoint[0]} port {endpoint[1]} is also the management "
-                    f"endpoint of {seen[endpoint]}",
+                    f"{address} port {port} is also the management endpoint of {other}",
                 )
             else:
-                seen[endpoint] = peer["name"]
+                seen.update(dict.fromkeys(keys, peer["name"]))
 
 
 @rule("peer-map-keys", "Per-peer maps are keyed by the peers of their own switch pair.")
@@ -169,6 +178,11 @@ def ipl_vlan_not_on_mpo(view: FabricView) -> Iterator[Finding]:
                     yield (*base, "allowed_vlans", a), f"VLAN {ipl_vlan} is the IPL VLAN"
 
 
+# Prefix lengths of a management subnet: wider ones (a /8, a /0) would let any
+# management address pass mlag-vip-in-mgmt-subnet.
+VIP_PREFIXES = (16, 30)
+
+
 @rule(
     "mlag-vip-placement",
     "The MLAG VIP is a host address outside the IPL subnet and no switch's mgmt address.",
@@ -179,6 +193,15 @@ def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
             continue
         vip = interface(pair["mlag"]["vip"])
         path = ("switch_pairs", p, "mlag", "vip")
+        low, high = VIP_PREFIXES
+        if not low <= vip.network.prefixlen <= high:
+            yield (
+                path,
+                (
+                    f"{vip} has a /{vip.network.prefixlen} prefix: the VIP's subnet is the peers' "
+                    f"management subnet, /{low} to /{high}"
+                ),
+            )
         if not is_host_address(vip):
             yield path, f"{vip} is the network or broadcast address of its subnet"
         for name, address in pair["mlag"]["ipl"]["addresses"].items():

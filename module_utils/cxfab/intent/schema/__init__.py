@@ -37,6 +37,8 @@ from typing import Any
 
 import yaml
 
+from .addresses import numeric_reading, reading_hint
+
 SCHEMA_DIR = Path(__file__).resolve().parent
 
 # The top-level keys of the fabric document, in document order.
@@ -141,30 +143,34 @@ def parse_cpulist(text: str) -> list[int]:
     return cpus
 
 
+# Addresses are accepted in their canonical form only (`str()` of the parsed value):
+# no netmask form (a.b.c.d/255.255.255.0), no leading zeros, no spaces.
 def _is_interface(text: str) -> bool:
-    if "/" not in text:
-        return False
     try:
-        ipaddress.IPv4Interface(text)
+        return "/" in text and str(ipaddress.IPv4Interface(text)) == text
     except ValueError:
         return False
-    return True
 
 
 def _is_network(text: str) -> bool:
     try:
-        ipaddress.IPv4Network(text, strict=True)
+        return "/" in text and str(ipaddress.IPv4Network(text, strict=True)) == text
     except ValueError:
         return False
-    return "/" in text
 
 
 def _is_address(text: str) -> bool:
     try:
-        ipaddress.IPv4Address(text)
+        return str(ipaddress.IPv4Address(text)) == text
     except ValueError:
         return False
-    return True
+
+
+def _is_host(text: str) -> bool:
+    """A canonical IPv4 address, or a DNS name that is no other spelling of one."""
+    if _is_address(text):
+        return True
+    return bool(_HOSTNAME_RE.fullmatch(text)) and numeric_reading(text) is None
 
 
 def _is_cpulist(text: str) -> bool:
@@ -174,6 +180,9 @@ def _is_cpulist(text: str) -> bool:
         return False
     return True
 
+
+# format name -> f(value): more words for the error message (what the value reads as)
+FORMAT_HINTS: dict[str, Any] = {"host": reading_hint}
 
 # format name -> (check, what a valid value looks like)
 FORMATS: dict[str, tuple[Any, str]] = {
@@ -207,13 +216,16 @@ FORMATS: dict[str, tuple[Any, str]] = {
         lambda v: bool(_SECRET_RE.fullmatch(v)),
         "1-128 characters without control characters",
     ),
-    "host": (
-        lambda v: _is_address(v) or bool(_HOSTNAME_RE.fullmatch(v)),
-        "an IPv4 address or DNS name",
-    ),
+    "host": (_is_host, "a canonical IPv4 address or DNS name"),
     "ipv4_address": (_is_address, "an IPv4 address (a.b.c.d)"),
-    "ipv4_interface": (_is_interface, "an IPv4 address with prefix length (a.b.c.d/len)"),
-    "ipv4_network": (_is_network, "an IPv4 network with no host bits set (a.b.c.0/len)"),
+    "ipv4_interface": (
+        _is_interface,
+        "an IPv4 address with prefix length (a.b.c.d/len; no netmask, no leading zeros)",
+    ),
+    "ipv4_network": (
+        _is_network,
+        "an IPv4 network with no host bits set (a.b.c.0/len; no netmask, no leading zeros)",
+    ),
     "mac": (lambda v: bool(_MAC_RE.fullmatch(v)), "a MAC address (00:00:5E:00:01:0A)"),
     "onyx_port": (
         lambda v: bool(_ONYX_PORT_RE.fullmatch(v)),

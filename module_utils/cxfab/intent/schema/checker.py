@@ -15,10 +15,11 @@ seconds in per-node validator objects, this walk costs a fraction.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
-from . import FORMATS, convert_scalar
+from . import FORMAT_HINTS, FORMATS, convert_scalar
 
 Path = tuple[Any, ...]
 Problem = tuple[Path, str]
@@ -47,10 +48,17 @@ def type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+SHOWN_CHARACTERS = 60  # of a value in an error message: a 10,000-character value is cut
+
+
 def show(value: Any, sensitive: bool) -> str:
     if sensitive:
         return "<hidden>"
-    return repr(value) if isinstance(value, str) else str(value)
+    text = repr(value) if isinstance(value, str) else str(value)
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    length = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:SHOWN_CHARACTERS]}... ({length} characters)"
 
 
 def _is_type(kind: str, value: Any) -> bool:
@@ -198,6 +206,9 @@ def _walk_list(node: dict, value: list, path: Path, problems: list[Problem]) -> 
 
 def _scalar_problems(node: dict, value: Any) -> Iterator[str]:
     secret = bool(node.get("sensitive"))
+    if node["type"] == "float" and isinstance(value, float) and not math.isfinite(value):
+        yield f"{value} is not a finite number"  # NaN passes every min/max comparison
+        return
     if "valid_values" in node and value not in node["valid_values"]:
         choices = ", ".join(str(v) for v in node["valid_values"])
         yield f"{show(value, secret)} is not one of: {choices}"
@@ -213,4 +224,6 @@ def _scalar_problems(node: dict, value: Any) -> Iterator[str]:
     if "format" in node:
         test, what = FORMATS[node["format"]]
         if not test(value):
-            yield f"{show(value, secret)} is not {what}"
+            hint = FORMAT_HINTS.get(node["format"])
+            more = hint(value) if hint and not secret else ""
+            yield f"{show(value, secret)} is not {what}{more}"

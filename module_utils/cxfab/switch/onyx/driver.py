@@ -52,6 +52,8 @@ class OnyxDriver(SwitchDriver):
             self.unreachable = str(exc)
             return
         self.session, self.unreachable = session, None
+        # known_hosts lines Paramiko cannot use, each with its file:line.
+        self.notes = list(session.known_hosts_notes)
         text, error = session.try_show("show version")
         try:
             self.release = release_from_show_version(text or "")

@@ -24,6 +24,8 @@ import os
 import re
 
 from ..driver import DriverError
+from . import known_hosts as known_hosts_file
+from .lines import problem, shown
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
@@ -102,6 +104,9 @@ class OnyxSession:
         }
         self.conn = None
         self.async_messages: list[str] = []
+        # Lines of known_hosts Paramiko cannot use, left out (cxfab/onyx/known_hosts.py).
+        self.known_hosts_notes: list[str] = []
+        self._known_hosts_copy: str | None = None
 
     @property
     def where(self) -> str:
@@ -119,6 +124,13 @@ class OnyxSession:
             from netmiko import ConnectHandler
         except ImportError as exc:  # pragma: no cover - controller dependency
             raise SessionError("the netmiko Python package is missing on the controller") from exc
+        if self.check_host_key:
+            try:
+                usable, self.known_hosts_notes = known_hosts_file.usable(self.known_hosts)
+            except known_hosts_file.RevokedLineError as exc:
+                raise HostKeyError(f"{self.where}: {exc}") from None
+            if usable != self.known_hosts:
+                self._known_hosts_copy = self._params["alt_key_file"] = usable
         try:
             self.conn = ConnectHandler(**self._params)
             self.conn.enable()
@@ -148,6 +160,7 @@ class OnyxSession:
             f"switch's key once you have compared it with the one its console shows, "
             f"e.g. `ssh-keyscan -p {self.port} {self.host} >> {self.known_hosts}`, or "
             "point cxfab_switch_known_hosts at the file that holds it"
+            + "".join(f"; {note}" for note in self.known_hosts_notes)
         )
 
     def close(self) -> None:
@@ -155,6 +168,10 @@ class OnyxSession:
             with contextlib.suppress(Exception):
                 self.conn.disconnect()
             self.conn = None
+        if self._known_hosts_copy:
+            with contextlib.suppress(OSError):
+                os.unlink(self._known_hosts_copy)
+            self._known_hosts_copy = None
 
     @property
     def _prompt(self) -> str:
@@ -162,6 +179,7 @@ class OnyxSession:
 
     def show(self, command: str) -> str:
         """Output of a show command, async messages removed; raises on a `%` error anywhere."""
+        self._refuse_outside_grammar([command])
         try:
             raw = self.conn.send_command(command, expect_string=self._prompt, read_timeout=60)
         except Exception as exc:
@@ -183,8 +201,10 @@ class OnyxSession:
     def configure(self, lines: list[str]) -> int:
         """Send config lines one by one; stop at the first refused line (RejectedLine).
 
-        Returns the number of lines sent.
+        Returns the number of lines sent. A line outside the CLI grammar (cxfab/onyx/lines.py)
+        stops the batch before config mode is entered.
         """
+        self._refuse_outside_grammar(lines)
         try:
             self.conn.config_mode()
         except Exception as exc:
@@ -208,6 +228,15 @@ class OnyxSession:
         finally:
             with contextlib.suppress(Exception):
                 self.conn.exit_config_mode()
+
+    def _refuse_outside_grammar(self, lines: list[str]) -> None:
+        for index, line in enumerate(lines):
+            reason = problem(line)
+            if reason:
+                raise SessionError(
+                    f"{self.where}: refusing to send line {index + 1} {shown(line)}: {reason}; "
+                    "nothing was sent"
+                )
 
     def save(self) -> None:
         try:
