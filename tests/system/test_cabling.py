@@ -1,0 +1,61 @@
+"""Lab tier: verify's cabling check names a swapped pair of cables, and passes healed.
+
+site.yml leaves lldpd running on every host (rdma_stack_daemons); the switches of the
+dataplane twin send LLDP with their names and `Eth1/N` port ids (tests/lab/onyx/lldp.py).
+`fail swap lab-host1` crosses host 1's two cables at the switches: forwarding goes on
+(both ports are in one MPO), only LLDP shows it. verify.yml's host section must fail
+`link.<port>.neighbour` on both of host 1's ports, each naming the host port, the
+switch port it reaches and the one the inventory cables it to; host 2 stays green.
+Healed, every neighbour check passes again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.lab.vm import lab as labctl
+from tests.system.deployment import Deployment
+
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
+
+SWAPPED, OTHER = "lab-host1", "lab-host2"
+# The switches send every 5 s and the swap drops carrier on all four ends, so both
+# lldpd ends forget the old neighbour at once; two periods and a slow guest to spare.
+SETTLE_S = 15
+
+
+def neighbour_checks(deployed: Deployment, reports: Path) -> dict[tuple[str, str], dict]:
+    deployed.play("verify.yml", "--tags", "verify_hosts", reports=reports)
+    data = json.loads((reports / "latest" / "report.json").read_text())
+    return {(c["target"], c["id"]): c for c in data["checks"] if c["id"].endswith(".neighbour")}
+
+
+def test_swapped_cables_fail_the_cabling_check_naming_both_ends(deployed, tmp_path_factory):
+    intent = deployed.intent(SWAPPED)["cxfab_host"]
+    cabled = {p["netdev"]: f"{p['peer']} Eth{p['peer_port']}" for n in intent["nics"]
+              for p in n["ports"] if p.get("peer")}  # fmt: skip
+    assert len(cabled) == 2, intent
+    try:
+        labctl.apply_fault(["swap", SWAPPED], active=True)
+        time.sleep(SETTLE_S)
+        found = neighbour_checks(deployed, tmp_path_factory.mktemp("swapped"))
+    finally:
+        labctl.apply_fault(["swap", SWAPPED], active=False)
+    ports = sorted(cabled)
+    for port, other in zip(ports, reversed(ports), strict=True):
+        check = found[(SWAPPED, f"link.{port}.neighbour")]
+        assert check["status"] == "fail", check
+        # This port reaches what the intent cables the other port to: both ends named.
+        assert check["observed"] == cabled[other], check
+        assert check["message"] == (
+            f"{SWAPPED} {port} reaches {cabled[other]}; the intent cables it to {cabled[port]}"
+        ), check
+    assert {c["status"] for (target, _), c in found.items() if target == OTHER} == {"pass"}
+
+    time.sleep(SETTLE_S)
+    healed = neighbour_checks(deployed, tmp_path_factory.mktemp("healed"))
+    assert len(healed) == 4 and {c["status"] for c in healed.values()} == {"pass"}, healed
