@@ -22,24 +22,7 @@ options:
     type: str
     choices: [down, up]
     required: true
-  username:
-    description: CLI user.
-    type: str
-    required: true
-  password:
-    description: CLI password (never logged).
-    type: str
-    required: true
-    no_log: true
-  known_hosts:
-    description: Operator-owned known-hosts file holding the switch's key.
-    type: path
-    default: ~/.ssh/known_hosts
-  host_key_checking:
-    description:
-      - C(false) accepts any host key (UNSAFE, a man in the middle gets the password).
-    type: bool
-    default: true
+extends_documentation_fragment: [cxfab_switch_login]
 author: cxfab
 """
 

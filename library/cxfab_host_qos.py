@@ -84,14 +84,8 @@ reapply_commands:
   returned: always
 """
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.cxfab.host.stages import serve  # noqa: E402
 from ansible.module_utils.cxfab.host.stages.qos import ARGUMENT_SPEC, run  # noqa: E402
 
-
-def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    module.exit_json(**run(module))
-
-
 if __name__ == "__main__":
-    main()
+    serve(ARGUMENT_SPEC, run)

@@ -59,26 +59,6 @@ options:
     description: Directory of the unredacted pre-change snapshots; must be outside git.
     type: path
     required: true
-  username:
-    description: CLI user.
-    type: str
-    required: true
-  password:
-    description: CLI password (never logged).
-    type: str
-    required: true
-    no_log: true
-  known_hosts:
-    description:
-      - Operator-owned known-hosts file; the switches' keys must be in it.
-      - An unknown or changed key stops the module before anything is sent.
-    type: path
-    default: ~/.ssh/known_hosts
-  host_key_checking:
-    description:
-      - C(false) accepts any host key (UNSAFE, a man in the middle gets the password).
-    type: bool
-    default: true
   sections:
     description: Sections to reconcile (tags switch_mlag, switch_vlans, switch_gateway).
     type: list
@@ -96,6 +76,7 @@ options:
     description: The pair's switch OS (C(switch_pairs[].platform)); it picks the driver.
     type: str
     default: onyx
+extends_documentation_fragment: [cxfab_switch_login]
 """
 
 RETURN = r"""

@@ -42,26 +42,6 @@ options:
     type: str
     choices: [local, pair, all]
     default: all
-  username:
-    description: CLI user.
-    type: str
-    required: true
-  password:
-    description: CLI password (never logged).
-    type: str
-    required: true
-    no_log: true
-  known_hosts:
-    description:
-      - Operator-owned known-hosts file; the switches' keys must be in it.
-      - An unknown or changed key stops the module before anything is sent.
-    type: path
-    default: ~/.ssh/known_hosts
-  host_key_checking:
-    description:
-      - C(false) accepts any host key (UNSAFE, a man in the middle gets the password).
-    type: bool
-    default: true
   wait:
     description: Seconds to wait for every check to pass before giving up.
     type: int
@@ -70,6 +50,7 @@ options:
     description: Fail when a check still fails after C(wait).
     type: bool
     default: true
+extends_documentation_fragment: [cxfab_switch_login]
 """
 
 RETURN = r"""

@@ -12,7 +12,7 @@ description:
     become C({id, target, category, status, expected, observed, message}) checks,
     plus the bandwidth and QoS series for the report's plots.
   - Verify cannot shrink - every check the structured config implies for the sections
-    that ran must appear; one the run did not produce fails C(not measured: <why>).
+    that ran must appear; one the run did not produce fails C(not measured - <why>).
     C(skip) is only "not applicable by intent"; a missing or mistyped tool, an
     unreachable host or a missing start snapshot fails. A failure or warning matched
     by O(waive) becomes C(waived).
