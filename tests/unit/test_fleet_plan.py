@@ -123,3 +123,15 @@ def test_two_thousand_hosts_in_a_hundred_racks_planned_in_under_two_seconds():
     assert len(plan["rounds"]) == 60 and plan["phases"]["rack"] == 19
     assert plan["tests"] > 50_000
     assert best < 2.0, f"best of 3: {best:.2f} s"
+
+
+def test_a_fabric_with_hand_written_pairs_keeps_them_and_one_without_is_generated():
+    hosts = {
+        name: {"bond": {"switch_pair": "rack1"}, "vlans": [{"id": 10}]}
+        for name in ("a", "b", "c", "d")
+    }
+    given = [{"name": "ab", "server": "a", "client": "b", "vlan": 10}]
+    plan = fleet_plan.plan_for_fabric({"hosts": hosts, "workloads": {"pairs": given}}, 60, 10)
+    assert [t["name"] for t in planned_tests(plan)] == ["ab"]
+    plan = fleet_plan.plan_for_fabric({"hosts": hosts, "workloads": {"pairs": []}}, 60, 10)
+    assert plan["source"] == "generated" and plan["tests"] == 6  # 4 hosts: every pair

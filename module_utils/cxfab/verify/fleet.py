@@ -2,16 +2,18 @@
 slow node, the slow link or the slow fabric, with the pairs that prove it.
 
 Input: one result per tested pair, {server, client, gbps, latency_us (optional)},
-and each host's link limit (Gb/s). A pair is slow when its bandwidth is below
-`tolerance` times the fleet's median bandwidth (or its latency above the median
-latency divided by `tolerance`). Then:
+and each host's link limit (Gb/s; a pair's is the lower of its two hosts'). A pair's
+figure is its share of its link limit when every host's limit is known (so a host
+with a slower card at its own limit is not slow), else its bandwidth. A pair is slow
+when its figure is below `tolerance` times the fleet's median figure, or its latency
+above the median latency divided by `tolerance`. Then:
 
 - **one bad node**: every pair of the host is slow (its best pair is below the
   tolerance), so the host is named, with all of its pairs as evidence;
 - **one bad link**: a slow pair whose two hosts are both fine elsewhere (each has a
   pair that is not slow) is named as the link between them;
-- **the whole fabric is slow**: the median itself is below `fabric_tolerance` times
-  the link limit; the nodes are still judged against the median, so one bad node in
+- **the whole fabric is slow**: the median share of the link limit is itself below
+  `fabric_tolerance`; the nodes are still judged against the median, so one bad node in
   a slow fabric is still named.
 
 A slow pair with a named node at one end is that node's evidence, not a link. A
@@ -42,28 +44,51 @@ def matrix(results: list[dict], limits: dict, tolerance: float = TOLERANCE) -> d
     bandwidth = median(float(r["gbps"]) for r in results)
     latencies = [float(r["latency_us"]) for r in results if r.get("latency_us") is not None]
     latency = median(latencies) if latencies else None
+    # with every host's limit known, a pair is judged by its share of its own link, so
+    # a host with a slower card is not a slow node; else by its bandwidth
+    by_share = all(r["server"] in limits and r["client"] in limits for r in results)
+
+    def limit_of(a, b):
+        return min(float(limits[a]), float(limits[b])) if a in limits and b in limits else None
+
+    def figure(r):
+        return float(r["gbps"]) / limit_of(r["server"], r["client"]) if by_share else r["gbps"]
+
+    typical = median(float(figure(r)) for r in results)
     pairs, hosts = [], {}
     for result in results:
         a, b = sorted((result["server"], result["client"]))
         gbps = float(result["gbps"])
         lat = result.get("latency_us")
+        limit = limit_of(a, b)
         reasons = []
-        if gbps < tolerance * bandwidth:
+        if by_share and gbps / limit < tolerance * typical:
+            reasons.append(
+                f"{gbps:g} Gb/s = {gbps / limit:.0%} of {limit:g} Gb/s"
+                f" < {tolerance:g} x median share {typical:.0%}"
+            )
+        elif not by_share and gbps < tolerance * bandwidth:
             reasons.append(f"{gbps:g} Gb/s < {tolerance:g} x median {bandwidth:g}")
         if lat is not None and latency and float(lat) > latency / tolerance:
             reasons.append(f"{float(lat):g} us > median {latency:g} / {tolerance:g}")
-        limit = min(float(limits[h]) for h in (a, b)) if a in limits and b in limits else None
         pair = {"pair": _pair_key(a, b), "hosts": [a, b], "gbps": gbps, "latency_us": lat}
         pair.update(limit_gbps=limit, slow=bool(reasons), why=reasons)
         pairs.append(pair)
         for host in (a, b):
-            row = hosts.setdefault(host, {"pairs": [], "slow": 0, "best_gbps": 0.0})
+            row = hosts.get(host)
+            if row is None:
+                row = hosts[host] = {"pairs": [], "slow": 0, "best_gbps": 0.0}
+                row["limit_gbps"] = float(limits[host]) if host in limits else None
             row["pairs"].append(pair["pair"])
             row["slow"] += bool(reasons)
             row["best_gbps"] = max(row["best_gbps"], gbps)
+    for row in hosts.values():
+        limit = row["limit_gbps"]
+        row["share_of_limit"] = round(row["best_gbps"] / limit, 3) if limit else None
     return {
         "median_gbps": bandwidth,
         "median_latency_us": latency,
+        "median_share_of_limit": round(typical, 3) if by_share else None,
         "tolerance": tolerance,
         "pairs": pairs,
         "hosts": hosts,
@@ -100,22 +125,24 @@ def fleet_checks(
     hosts = table["hosts"]
     by_pair = {p["pair"]: p for p in table["pairs"]}
     checks = Checks(FLEET)
-    limit_values = [float(limits[h]) for h in hosts if h in limits]
-    limit = median(limit_values) if limit_values else None
-    if table["median_gbps"] is None or limit is None:
-        checks.skip("perf.fleet.fabric", f">= {fabric_tolerance:g} x link limit", "no result")
+    share = table.get("median_share_of_limit")
+    expected = f"median pair >= {fabric_tolerance:g} x its link limit"
+    if share is None:
+        reason = "no result" if not table["pairs"] else "the hosts' link limits are not all known"
+        checks.skip("perf.fleet.fabric", expected, reason)
     else:
-        floor = fabric_tolerance * limit
         checks.judge(
             "perf.fleet.fabric",
-            table["median_gbps"] >= floor,
-            f"median >= {floor:g} Gb/s ({fabric_tolerance:g} x {limit:g})",
-            f"median {table['median_gbps']:g} Gb/s over {len(table['pairs'])} pairs",
+            share >= fabric_tolerance,
+            expected,
+            f"median {share:.0%} of the link limit ({table['median_gbps']:g} Gb/s)"
+            f" over {len(table['pairs'])} pairs",
         )
     out = list(checks)
     for host in sorted(set(planned_hosts or []) | set(hosts)):
         out.append(_node_check(host, hosts.get(host), by_pair, table, found))
     alone = set(found["undetermined"])
+    measure = "share of the link limit" if share is not None else "bandwidth"
     for key in found["links"]:
         pair = by_pair[key]
         why = "; ".join(pair["why"])
@@ -123,7 +150,7 @@ def fleet_checks(
             message = f"slow pair {key}: {why}; a host of it has no other pair: node or link?"
         else:
             message = f"slow link {key}: {why}; both hosts are fine in their other pairs"
-        expected = f">= {tolerance:g} x median {table['median_gbps']:g} Gb/s"
+        expected = f">= {tolerance:g} x the fleet's median {measure}"
         observed = f"{pair['gbps']:g} Gb/s"
         out.append(
             check(
@@ -138,7 +165,10 @@ def _node_check(host: str, row: dict | None, by_pair: dict, table: dict, found: 
     expected = f"best pair >= {table.get('tolerance', TOLERANCE):g} x median"
     if row is None:
         return check(check_id, host, "skip", expected, "not measured", "no pair result")
-    observed = f"best {row['best_gbps']:g} Gb/s, {row['slow']} of {len(row['pairs'])} pairs slow"
+    observed = f"best {row['best_gbps']:g} Gb/s"
+    if row["share_of_limit"] is not None:
+        observed += f" ({row['share_of_limit']:.0%} of its {row['limit_gbps']:g} Gb/s link)"
+    observed += f", {row['slow']} of {len(row['pairs'])} pairs slow"
     evidence = [by_pair[key] for key in row["pairs"]]
     if host in found["nodes"]:
         message = f"slow node {host}: every pair it took part in is slow ({observed})"

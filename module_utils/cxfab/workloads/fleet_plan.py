@@ -215,3 +215,10 @@ def plan_fleet(
         "phases": phases,
         "cpus": {name: member.get("cpus", "") for name, member in members.items()},
     }
+
+
+def plan_for_fabric(fabric: dict, budget_s: float, test_s: float, cpus: dict | None = None):
+    """The plan of a validated fabric: its hand-written `workloads.pairs` when given,
+    else the generated one."""
+    given = (fabric.get("workloads") or {}).get("pairs")
+    return plan_fleet(fleet_members(fabric, cpus), budget_s, test_s, given=given)
