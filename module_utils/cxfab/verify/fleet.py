@@ -1,0 +1,179 @@
+"""The verdict of a fleet's pairwise tests: its matrix and the checks that name the
+slow node, the slow link or the slow fabric, with the pairs that prove it.
+
+Input: one result per tested pair, {server, client, gbps, latency_us (optional)},
+and each host's link limit (Gb/s; a pair's is the lower of its two hosts'). A pair's
+figure is its share of its link limit when every host's limit is known (so a host
+with a slower card at its own limit is not slow), else its bandwidth. A pair is slow
+when its figure is below `tolerance` times the fleet's median figure, or its latency
+above the median latency divided by `tolerance`. Then:
+
+- **one bad node**: every pair of the host is slow (its best pair is below the
+  tolerance), so the host is named, with all of its pairs as evidence;
+- **one bad link**: a slow pair whose two hosts are both fine elsewhere (each has a
+  pair that is not slow) is named as the link between them;
+- **the whole fabric is slow**: the median share of the link limit is itself below
+  `fabric_tolerance`; the nodes are still judged against the median, so one bad node in
+  a slow fabric is still named.
+
+A slow pair with a named node at one end is that node's evidence, not a link. A
+host measured in one pair only cannot tell node from link: its pair is named as a
+link and the host's own check is a warning.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+from ..common.checks import Checks, check
+
+TOLERANCE = 0.8
+FABRIC_TOLERANCE = 0.7
+FLEET = "fleet"
+
+
+def _pair_key(a: str, b: str) -> str:
+    return f"{a}~{b}" if a <= b else f"{b}~{a}"
+
+
+def matrix(results: list[dict], limits: dict, tolerance: float = TOLERANCE) -> dict:
+    """The matrix for report.json: the medians, every pair with its verdict and each
+    host's pairs. `limits`: host -> link limit in Gb/s (a pair's is the lower)."""
+    if not results:
+        return {"median_gbps": None, "median_latency_us": None, "pairs": [], "hosts": {}}
+    bandwidth = median(float(r["gbps"]) for r in results)
+    latencies = [float(r["latency_us"]) for r in results if r.get("latency_us") is not None]
+    latency = median(latencies) if latencies else None
+    # with every host's limit known, a pair is judged by its share of its own link, so
+    # a host with a slower card is not a slow node; else by its bandwidth
+    by_share = all(r["server"] in limits and r["client"] in limits for r in results)
+
+    def limit_of(a, b):
+        return min(float(limits[a]), float(limits[b])) if a in limits and b in limits else None
+
+    def figure(r):
+        return float(r["gbps"]) / limit_of(r["server"], r["client"]) if by_share else r["gbps"]
+
+    typical = median(float(figure(r)) for r in results)
+    pairs, hosts = [], {}
+    for result in results:
+        a, b = sorted((result["server"], result["client"]))
+        gbps = float(result["gbps"])
+        lat = result.get("latency_us")
+        limit = limit_of(a, b)
+        reasons = []
+        if by_share and gbps / limit < tolerance * typical:
+            reasons.append(
+                f"{gbps:g} Gb/s = {gbps / limit:.0%} of {limit:g} Gb/s"
+                f" < {tolerance:g} x median share {typical:.0%}"
+            )
+        elif not by_share and gbps < tolerance * bandwidth:
+            reasons.append(f"{gbps:g} Gb/s < {tolerance:g} x median {bandwidth:g}")
+        if lat is not None and latency and float(lat) > latency / tolerance:
+            reasons.append(f"{float(lat):g} us > median {latency:g} / {tolerance:g}")
+        pair = {"pair": _pair_key(a, b), "hosts": [a, b], "gbps": gbps, "latency_us": lat}
+        pair.update(limit_gbps=limit, slow=bool(reasons), why=reasons)
+        pairs.append(pair)
+        for host in (a, b):
+            row = hosts.get(host)
+            if row is None:
+                row = hosts[host] = {"pairs": [], "slow": 0, "best_gbps": 0.0}
+                row["limit_gbps"] = float(limits[host]) if host in limits else None
+            row["pairs"].append(pair["pair"])
+            row["slow"] += bool(reasons)
+            row["best_gbps"] = max(row["best_gbps"], gbps)
+    for row in hosts.values():
+        limit = row["limit_gbps"]
+        row["share_of_limit"] = round(row["best_gbps"] / limit, 3) if limit else None
+    return {
+        "median_gbps": bandwidth,
+        "median_latency_us": latency,
+        "median_share_of_limit": round(typical, 3) if by_share else None,
+        "tolerance": tolerance,
+        "pairs": pairs,
+        "hosts": hosts,
+    }
+
+
+def verdict(table: dict) -> dict:
+    """{nodes, links, undetermined}: the hosts whose pairs are all slow (two or more
+    pairs), the slow pairs between hosts fine elsewhere, hosts with one slow pair only."""
+    hosts = table["hosts"]
+    nodes = sorted(h for h, r in hosts.items() if r["slow"] == len(r["pairs"]) >= 2)
+    named = set(nodes)
+    links, undetermined = [], set()
+    for pair in table["pairs"]:
+        if not pair["slow"] or named.intersection(pair["hosts"]):
+            continue
+        links.append(pair["pair"])
+        undetermined.update(h for h in pair["hosts"] if len(hosts[h]["pairs"]) < 2)
+    return {"nodes": nodes, "links": links, "undetermined": sorted(undetermined)}
+
+
+def fleet_checks(
+    results: list[dict],
+    limits: dict,
+    planned_hosts: list[str] | None = None,
+    tolerance: float = TOLERANCE,
+    fabric_tolerance: float = FABRIC_TOLERANCE,
+) -> tuple[list[dict], dict]:
+    """(checks, matrix): `perf.fleet.fabric`, `perf.fleet.node.<host>` for every
+    planned host, `perf.fleet.pair.<a>~<b>` for every slow link named."""
+    table = matrix(results, limits, tolerance)
+    found = verdict(table)
+    table["verdict"] = found
+    hosts = table["hosts"]
+    by_pair = {p["pair"]: p for p in table["pairs"]}
+    checks = Checks(FLEET)
+    share = table.get("median_share_of_limit")
+    expected = f"median pair >= {fabric_tolerance:g} x its link limit"
+    if share is None:
+        reason = "no result" if not table["pairs"] else "the hosts' link limits are not all known"
+        checks.skip("perf.fleet.fabric", expected, reason)
+    else:
+        checks.judge(
+            "perf.fleet.fabric",
+            share >= fabric_tolerance,
+            expected,
+            f"median {share:.0%} of the link limit ({table['median_gbps']:g} Gb/s)"
+            f" over {len(table['pairs'])} pairs",
+        )
+    out = list(checks)
+    for host in sorted(set(planned_hosts or []) | set(hosts)):
+        out.append(_node_check(host, hosts.get(host), by_pair, table, found))
+    alone = set(found["undetermined"])
+    measure = "share of the link limit" if share is not None else "bandwidth"
+    for key in found["links"]:
+        pair = by_pair[key]
+        why = "; ".join(pair["why"])
+        if alone.intersection(pair["hosts"]):
+            message = f"slow pair {key}: {why}; a host of it has no other pair: node or link?"
+        else:
+            message = f"slow link {key}: {why}; both hosts are fine in their other pairs"
+        expected = f">= {tolerance:g} x the fleet's median {measure}"
+        observed = f"{pair['gbps']:g} Gb/s"
+        out.append(
+            check(
+                f"perf.fleet.pair.{key}", key, "fail", expected, observed, message, evidence=[pair]
+            )
+        )
+    return out, table
+
+
+def _node_check(host: str, row: dict | None, by_pair: dict, table: dict, found: dict) -> dict:
+    check_id = f"perf.fleet.node.{host}"
+    expected = f"best pair >= {table.get('tolerance', TOLERANCE):g} x median"
+    if row is None:
+        return check(check_id, host, "skip", expected, "not measured", "no pair result")
+    observed = f"best {row['best_gbps']:g} Gb/s"
+    if row["share_of_limit"] is not None:
+        observed += f" ({row['share_of_limit']:.0%} of its {row['limit_gbps']:g} Gb/s link)"
+    observed += f", {row['slow']} of {len(row['pairs'])} pairs slow"
+    evidence = [by_pair[key] for key in row["pairs"]]
+    if host in found["nodes"]:
+        message = f"slow node {host}: every pair it took part in is slow ({observed})"
+        return check(check_id, host, "fail", expected, observed, message, evidence=evidence)
+    if host in found["undetermined"]:
+        message = f"{host} has one pair only and it is slow: node or link cannot be told"
+        return check(check_id, host, "warn", expected, observed, message, evidence=evidence)
+    return check(check_id, host, "pass", expected, observed)
