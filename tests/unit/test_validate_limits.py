@@ -51,3 +51,19 @@ def test_an_error_cuts_a_long_value(path, host):
     for line in mine:
         assert len(line) < 600, line[:200]
         assert "a" * 100 not in line, line[:600]  # shown cut, if at all
+
+
+@pytest.mark.parametrize(
+    "image",
+    ["../../etc/shadow", "files/../../secrets/fw.bin", "files/firmware/..", "/var/../root/fw.bin"],
+)
+def test_a_firmware_image_path_with_dotdot_is_refused(image):
+    path = "cxfab_host.nics[0].firmware.image"
+    found = errors([{"host": "apricot", "path": path, "value": image}])
+    assert any(line.startswith(path) and "no `..`" in line for line in found), found
+
+
+def test_a_firmware_image_under_the_inventory_passes():
+    path = "cxfab_host.nics[0].firmware.image"
+    found = errors([{"host": "apricot", "path": path, "value": "files/firmware/fw-cx4..v2.bin"}])
+    assert not [line for line in found if line.startswith(path)], found

@@ -53,6 +53,7 @@ from tests.lab.vm.topology import (
     GUEST_MEMORY_MB,
     GUESTS,
     HOSTS_FILE,
+    INVENTORY_DIR,
     KNOWN_HOSTS_FILE,
     ONYX_PAIR,
     ONYX_RUN_DIR,
@@ -84,7 +85,11 @@ TAP_MTU = 9000
 # The image the lab intent points at (inventories/lab/host_vars/*/cxfab.yml): the
 # emulated ConnectX-4's matching 12.28.1002 image; deterministic, so its sha256 is
 # committed in the intent like a real operator's download checksum.
-FIRMWARE_IMAGE = RUN_DIR / "firmware" / "fw-ConnectX4-rel-12_28_1002-LNV2190110032.bin"
+# Beside the inventory that names it (files/firmware/...): an image path may not leave
+# the inventory with `..`.
+FIRMWARE_IMAGE = (
+    INVENTORY_DIR / "files" / "firmware" / "fw-ConnectX4-rel-12_28_1002-LNV2190110032.bin"
+)
 FIRMWARE_PSID, FIRMWARE_VERSION = "LNV2190110032", "12.28.1002"
 
 

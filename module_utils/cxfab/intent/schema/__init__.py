@@ -209,8 +209,9 @@ FORMATS: dict[str, tuple[Any, str]] = {
         "a part number or a pattern of them (letters, digits, _ . - and * ?; at most 32)",
     ),
     "path": (
-        lambda v: bool(_PATH_RE.fullmatch(v)),
-        "a file path of letters, digits and _ . / + - (no spaces, not starting with -)",
+        lambda v: bool(_PATH_RE.fullmatch(v)) and ".." not in v.split("/"),
+        "a file path of letters, digits and _ . / + - (no spaces, not starting with -, "
+        "no `..`: keep the file under the inventory, e.g. files/)",
     ),
     "secret": (
         lambda v: bool(_SECRET_RE.fullmatch(v)),
