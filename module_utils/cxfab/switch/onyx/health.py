@@ -317,14 +317,21 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 check(check_id, name, "fail", f"Mpo{mpo['id']}(U)", "not listed", "", scope="pair")
             )
             continue
-        bad = [f"Eth{port}({flag})" for port, flag in row["ports"] if flag in ("S", "D")]
+        # Every intended member on this switch is listed and bundled (P); one Individual
+        # (I), down, suspended or absent (`N/A`) is named, and so is a stray (S)/(D) member.
+        flags = dict(row["ports"])
+        bad = [f"Eth{p}({flags.get(p, 'absent')})" for p in mpo["members"] if flags.get(p) != "P"]
+        bad += [
+            f"Eth{p}({f})" for p, f in row["ports"] if p not in mpo["members"] and f in ("S", "D")
+        ]
         observed = f"Mpo{mpo['id']}({row['flag']})" + (f", members {' '.join(bad)}" if bad else "")
+        wanted = " ".join(f"Eth{p}(P)" for p in mpo["members"]) or "none"
         checks.append(
             check(
                 check_id,
                 name,
                 "pass" if row["flag"] == "U" and not bad else "fail",
-                f"Mpo{mpo['id']}(U), no member (S) or (D)",
+                f"Mpo{mpo['id']}(U), members {wanted}",
                 observed,
                 "",
                 scope="pair",
@@ -431,20 +438,19 @@ def pair_checks(
     names = sorted(structured)
     first = structured[names[0]]
     if first.get("mlag"):
-        macs = {}
+        # Compared normalised (common.addressing.mac): one peer read by JSON and one by
+        # text may print the same MAC in different case; the raw values are shown.
+        macs, normalised = {}, set()
         for switch in names:
             text = outputs.get(switch, {}).get("mlag")
             try:
                 mlag = parse("mlag", text, releases.get(switch))
                 macs[switch] = mlag["system_mac_raw"] or "unreadable"
+                normalised.add(None if mlag["mismatched"] else mlag["system_mac"])
             except ReadError:
                 macs[switch] = "unreadable"
-        values = set(macs.values())
-        ok = (
-            len(values) == 1
-            and "unreadable" not in values
-            and not any("mismatch" in v.lower() for v in values)
-        )
+                normalised.add(None)
+        ok = len(normalised) == 1 and None not in normalised
         checks.append(
             check(
                 "mlag.system_mac_equal",

@@ -43,6 +43,7 @@ class Scope:
     the fabric; those it does not describe are removed.
     prune=False: only objects the fabric names (present or `state: absent`)
     are touched; anything else on the switch is left alone.
+    Lossless lines on an IPL member port are never cxfab's (it renders none there).
     """
 
     prune: bool = True
@@ -53,10 +54,12 @@ class Scope:
     mlag: bool = False
     lossless: bool = False
     lossless_ports: frozenset = frozenset()
+    ipl_members: frozenset = frozenset()
 
     @classmethod
     def from_structured(cls, structured: dict) -> Scope:
         scope = structured.get("scope", {})
+        ipl = (structured.get("mlag") or {}).get("ipl") or {}
         return cls(
             prune=bool(scope.get("prune", True)),
             vlans=frozenset(scope.get("vlans", [])),
@@ -65,6 +68,7 @@ class Scope:
             mlag=bool(scope.get("mlag", False)),
             lossless=bool(scope.get("lossless", False)),
             lossless_ports=frozenset(scope.get("lossless_ports", [])),
+            ipl_members=frozenset(ipl.get("members", [])),
         )
 
     @classmethod
@@ -95,6 +99,11 @@ class Scope:
         # The PFC priority is the fabric's; a port's lines are ours on the pair's ports.
         if len(owner) == 1:
             return self.prune or self.lossless
+        # cxfab renders no lossless line on an IPL member; NVIDIA puts PFC there for a
+        # lossless IPL (`interface ethernet 1/7-1/8 dcb priority-flow-control mode on
+        # force` next to the port-channel's), so it is not cxfab's to remove, prune or not.
+        if owner[1] in self.ipl_members:
+            return False
         return self.prune or owner[1] in self.lossless_ports
 
     def _po(self, owner: tuple, current: ParsedConfig) -> bool:

@@ -22,7 +22,9 @@ _IPL_ROW = re.compile(
     r"^\s*(\d+)\s+Po(\d+)\s+(\d+|N/A)\s+(Up|Down|\S+)\s+(\S+)\s+(\S+)", re.IGNORECASE
 )
 _MEMBER_ROW = re.compile(r"^\s*([0-9A-Fa-f:]{17})\s+(\S+)\s+(\S+)\s*$")
-_VIP_ROW = re.compile(r"^\s*(\S+)\s+(master|standby|backup|\S+)\s+(\d+\.\d+\.\d+\.\d+)\s*$")
+# A node row after the `Hostname  VIP-State  IP Address` header; the older layout's
+# hostnames may hold spaces (`Switch 1   master   10.234.23.1`).
+_VIP_ROW = re.compile(r"^\s*(\S.*?)\s+(\S+)\s+(\d+\.\d+\.\d+\.\d+)\s*$")
 _MPO_ROW = re.compile(r"^\s*\d+\s+Mpo(\d+)\((\w)\)\s+(\S+)\s*(.*)$")
 _PORT_FLAG = re.compile(r"Eth(\d+/\d+(?:/\d+)?)\((\w)\)")
 _RECORD = re.compile(r"^\s*(MAGP|VRRP)\b(.*):\s*$")
@@ -122,10 +124,13 @@ def parse_show_mlag_vip(text: str) -> dict:
     """`show mlag-vip` (`MLAG-VIP:` and the older `MLAG VIP` / `====` layouts, `x /24`)."""
     kv = _kv_lines(text)
     _required(kv, ("MLAG group name", "MLAG VIP address", "Active nodes"), "show mlag-vip", text)
-    nodes = []
+    nodes, header = [], False
     for line in (text or "").splitlines():
+        if not header:
+            header = line.split()[:1] == ["Hostname"] and "VIP-State" in line
+            continue
         row = _VIP_ROW.match(line)
-        if row and row.group(1) != "Hostname":
+        if row:
             nodes.append(
                 {"hostname": row.group(1), "state": row.group(2).lower(), "ip": row.group(3)}
             )
