@@ -18,6 +18,7 @@ UNAVAILABLE = "sh -c 'test \"$$0\" != up || exit 77'"
 
 
 def _test_system(ci: str, tmp_path) -> subprocess.CompletedProcess:
+    (tmp_path / "none").mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "MAKEFLAGS", "MAKELEVEL")}
     if ci:
         env["CI"] = ci
@@ -29,9 +30,11 @@ def _test_system(ci: str, tmp_path) -> subprocess.CompletedProcess:
             "setup",
             "test-system",
             f"LAB={UNAVAILABLE}",
-            "LAB_TESTS=",
-            "DEPLOYED_TESTS=",
-            "PYTEST_ARGS=--co",
+            # No test file (an empty folder): pytest's "no tests" (5) is no failure there,
+            # and its own basetemp (pytest would otherwise prune /tmp/pytest-of-* first).
+            f"LAB_TESTS={tmp_path / 'none'}",
+            f"DEPLOYED_TESTS={tmp_path / 'none'}",
+            f"PYTEST_ARGS=-p no:cacheprovider --basetemp={tmp_path / 'inner'}",
         ],
         cwd=REPO,
         env=env,
