@@ -92,14 +92,14 @@ def deploy_pair(
             pending = partner.name in order[index + 1 :]
             hold = pending and partner.unreachable is None
             try:
-                records[name], changed = change_peer(
+                records[name], kept = change_peer(
                     drivers[name], partner, intended, pending, options, hold=hold, held=held
                 )
             except DeployError as exc:
                 records[name] = {**(exc.record or {"switch": name, "lines": []}), "error": str(exc)}
                 raise
-            if changed is not None and hold:
-                held = changed
+            if kept is not None:
+                held = kept
             elif held is not None:  # the second peer's turn went through
                 if not records[name]["lines"]:
                     _save_held(held)  # nothing differed on it: saved as today
