@@ -121,6 +121,37 @@ def test_a_refused_line_reverts_the_peer_to_its_snapshot(lab, position):
     assert B not in result["lines"], "the partner must not be touched"
 
 
+def test_a_line_the_second_peer_refuses_reverts_both_and_the_first_is_never_saved(lab):
+    """The pair changes as one: lab-sw-a's change waits unsaved for lab-sw-b's turn;
+    lab-sw-b refuses a line, so lab-sw-b is reverted, then lab-sw-a."""
+    pair = lab["pair"]
+    snapshot = {name: statements(lab, name) for name in (A, B)}
+    saved_file = pair.run_dir / f"{A}.saved.cfg"
+    saved_before = (saved_file.read_text(), saved_file.stat().st_mtime_ns)
+    refused = "interface vlan 30 mtu 9000"
+    pair.ctl(B, "reject-line", *refused.split())
+    try:
+        result = run_playbook(lab, with_vlan30(lab["fabric"]))
+    finally:
+        pair.ctl(B, "accept-lines")
+    assert result["rc"] != 0
+    first, second = result["health"][A], result["health"][B]
+    assert first["lines"] == VLAN30_LINES and refused in second["refused"]
+    assert first["save_held"] is True and "saved" not in first
+    assert second["revert"]["proof"]["equal"] is True, second["revert"]
+    assert first["revert"]["proof"]["equal"] is True, first["revert"]
+    assert first["revert"]["lines"] == ["no interface vlan 30", "no vlan 30"]
+    assert "saved_again" not in first["revert"]
+    assert "equals the snapshot statement for statement" in first["error"]
+    assert "both peers were reverted, neither was saved" in result["stdout"]
+    # Proof on the devices: both running configs equal their snapshots, nothing unsaved,
+    # and lab-sw-a's saved config was never written.
+    for name in (A, B):
+        assert statements(lab, name) == snapshot[name]
+        assert unsaved(lab, name) == "no"
+    assert (saved_file.read_text(), saved_file.stat().st_mtime_ns) == saved_before
+
+
 def test_a_refused_line_reverts_a_vrrp_priority_and_interval_change(lab):
     """The revert needs VRRP removal lines (`... vrrp 30 no priority`): the switch takes them."""
     pair = lab["pair"]

@@ -40,6 +40,8 @@ class FakeSwitch:
         self.mlag = HEALTHY_MLAG
         self.sent: list[str] = []
         self.sessions = 0
+        self.saves = 0
+        self.journal: list[str] = []  # what happened, in order (tests share one per pair)
 
 
 class FakeDriver(SwitchDriver):
@@ -75,6 +77,7 @@ class FakeDriver(SwitchDriver):
         status, observed = ("fail", f"Down {broken}") if broken else ("pass", "Up")
         check = {"id": "mlag.oper", "target": self.name, "scope": "local", "expected": "Up",
                  "status": status, "observed": observed}  # fmt: skip
+        self.switch.journal.append(f"health {self.name} {status}")
         return HealthReading(self.name, self.structured, [check])
 
     def pair_checks(self, readings):
@@ -90,6 +93,7 @@ class FakeDriver(SwitchDriver):
                 raise DriverError(f"{self.name}: {line!r}: % Invalid input")
             self.switch.running.append(line)
             self.switch.sent.append(line)
+            self.switch.journal.append(f"{self.name} {line}")
         return [line for line in staged.private if line not in self.switch.running]
 
     def revert(self, snapshot):
@@ -102,6 +106,8 @@ class FakeDriver(SwitchDriver):
 
     def save(self):
         self.switch.saved = list(self.switch.running)
+        self.switch.saves += 1
+        self.switch.journal.append(f"save {self.name}")
 
 
 BASE = ["hostname sw", "protocol mlag"]
@@ -233,3 +239,66 @@ def test_the_password_never_reaches_the_result(pair, tmp_path):
     pair["sw-a"].refuses = {f"vlan {PASSWORD}"}
     result = run(pair, {"sw-a": [*BASE, f"vlan {PASSWORD}"]}, tmp_path)
     assert PASSWORD not in repr(result) and "'vlan <redacted>'" in result["msg"]
+
+
+# ------------------------------------------------------------------ the pair changes as one
+def test_a_line_the_second_peer_refuses_reverts_both_and_saves_neither(pair, tmp_path):
+    pair["sw-b"].refuses = {"vlan 666"}
+    intended = {"sw-a": [*BASE, "vlan 10"], "sw-b": [*BASE, "vlan 10", "vlan 666"]}
+    result = run(pair, intended, tmp_path)
+    records = result["switches"]
+    assert records["sw-b"]["refused"] == "sw-b: 'vlan 666': % Invalid input"
+    # The second peer is reverted first, then the first; each proven by reading it again.
+    assert pair["sw-b"].sent == ["vlan 10", "no vlan 10"]
+    assert pair["sw-a"].sent == ["vlan 10", "no vlan 10"]
+    assert result["reverted"] == ["sw-b", "sw-a"] == result["reverted_proven"]
+    assert all(records[n]["revert"]["proof"]["equal"] for n in pair)
+    for name in pair:
+        assert pair[name].running == BASE == pair[name].saved and pair[name].saves == 0
+    assert records["sw-a"]["save_held"] is True and "saved" not in records["sw-a"]
+    assert "sw-b failed" in records["sw-a"]["reverted_because"]
+    assert (
+        "Then sw-a (changed earlier in this run, not saved): reverted with 1 line(s)"
+        in result["msg"]
+    )
+    assert "both peers were reverted, neither was saved" in result["msg"]
+    assert "was not touched" not in result["msg"]
+
+
+def test_a_pair_unhealthy_after_the_second_peer_reverts_both(pair, tmp_path):
+    pair["sw-b"].breaks_health = {"vlan 20"}
+    intended = {"sw-a": [*BASE, "vlan 10"], "sw-b": [*BASE, "vlan 20"]}
+    result = run(pair, intended, tmp_path)
+    assert "sw-b: the pair is not healthy after the change: sw-b mlag.oper" in result["msg"]
+    assert result["reverted"] == ["sw-b", "sw-a"] == result["reverted_proven"]
+    assert "both peers were reverted" in result["msg"]
+    for name in pair:
+        assert pair[name].running == BASE == pair[name].saved and pair[name].saves == 0
+    assert pair["sw-a"].sent == ["vlan 10", "no vlan 10"]
+    assert pair["sw-b"].sent == ["vlan 20", "no vlan 20"]
+
+
+def test_both_peers_are_saved_only_once_the_pair_is_healthy_first_then_second(pair, tmp_path):
+    journal: list[str] = []
+    pair["sw-a"].journal = pair["sw-b"].journal = journal
+    intended = {name: [*BASE, "vlan 10"] for name in pair}
+    result = run(pair, intended, tmp_path)
+    assert "msg" not in result and "reverted" not in result
+    # sw-a is saved after sw-b's change passed its health, then sw-b; each once.
+    assert journal.index("save sw-a") > journal.index("sw-b vlan 10")
+    assert journal.index("save sw-a") > max(
+        i for i, event in enumerate(journal) if event == "health sw-b pass"
+    )
+    assert journal[-2:] == ["save sw-a", "save sw-b"]
+    assert [pair[n].saves for n in pair] == [1, 1]
+    records = result["switches"]
+    assert records["sw-a"]["saved"] is True and records["sw-a"]["save_held"] is False
+    assert records["sw-b"]["saved"] is True
+
+    # Nothing differs on the second peer: the first is saved once healthy, as alone.
+    del journal[:]
+    intended["sw-a"].append("vlan 11")
+    again = run(pair, intended, tmp_path)
+    assert "msg" not in again and again["switches"]["sw-b"]["lines"] == []
+    assert pair["sw-a"].saved == [*BASE, "vlan 10", "vlan 11"] and pair["sw-a"].saves == 2
+    assert pair["sw-b"].saves == 1 and journal.count("save sw-a") == 1

@@ -13,13 +13,21 @@ the peers to change, in pair order:
   commit    the staged lines; a refused line stops the batch. Then read back:
             nothing staged may be left.
   health    the pair's checks (scope: pair_health.post_scope) must pass within `wait`.
-  save      only now, then the saved state is read.
+  save      only now, then the saved state is read. The first peer's save is
+            held while its partner is still to change in this run (see below).
   revert    on a refused line, a failed read-back or failed health: the driver
             brings the peer back to the snapshot, and the running config read
             again must equal it statement for statement. The run fails with the
             refused line, the switch's message, what was reverted and the proof.
 
-The partner of a peer whose change failed is never touched: the run stops.
+The pair changes as one. When both peers are in the run and the second is
+reachable, the first peer's change is not saved: it is held until the second
+peer is changed and the pair is healthy, then both are saved, the first, then
+the second. Any failure in the second peer's turn reverts the second (when it
+was changed) and then the first, each proven against its own snapshot; the
+first's saved config was never overwritten. When nothing differs on the second
+peer, the first is saved as soon as its turn is healthy (as a lone peer is).
+The partner of a peer whose change failed is otherwise never touched.
 """
 
 from __future__ import annotations
@@ -68,6 +76,7 @@ def deploy_pair(
     """
     records: dict = {}
     result = {"changed": False, "switches": records, "sessions": {}}
+    held: Held | None = None  # the first peer, changed, healthy, its save waiting
     try:
         for name in sorted(drivers, key=lambda n: drivers[n].structured["peer_index"]):
             try:
@@ -81,11 +90,20 @@ def deploy_pair(
             partner = drivers[drivers[name].structured["partner"]]
             intended = intended_for(name)
             pending = partner.name in order[index + 1 :]
+            hold = pending and partner.unreachable is None
             try:
-                records[name] = change_peer(drivers[name], partner, intended, pending, options)
+                records[name], kept = change_peer(
+                    drivers[name], partner, intended, pending, options, hold=hold, held=held
+                )
             except DeployError as exc:
                 records[name] = {**(exc.record or {"switch": name, "lines": []}), "error": str(exc)}
                 raise
+            if kept is not None:
+                held = kept
+            elif held is not None:  # the second peer's turn went through
+                if not records[name]["lines"]:
+                    _save_held(held)  # nothing differed on it: saved as today
+                held = None
             if records[name]["lines"]:
                 result["changed"] = True
             for warning in records[name]["warnings"]:
@@ -100,6 +118,8 @@ def deploy_pair(
                 )
     except (DeployError, DriverError) as exc:
         result["msg"] = str(exc)
+        if held is not None and not held.record.get("saved"):
+            result["msg"] += " " + _take_back(held, records, result)
     finally:
         for driver in drivers.values():
             driver.close()
@@ -214,6 +234,50 @@ def _verdict(reverted: dict) -> str:
     )
 
 
+# ------------------------------------------------------------------ the held first peer
+@dataclass
+class Held:
+    """A peer changed and healthy whose save waits for its partner's turn."""
+
+    driver: SwitchDriver
+    snapshot: RunningConfig
+    was_saved: bool
+    partner: str
+    record: dict  # the held peer's record, completed when it is saved or reverted
+
+
+def _save_held(held: Held) -> None:
+    """Save the held peer (its partner's turn went through); raise if it stays unsaved."""
+    record = held.record
+    held.driver.save()
+    record["saved"] = held.driver.unsaved_changes() is False
+    record["save_held"] = False
+    if not record["saved"]:
+        raise DeployError(
+            f"{held.driver.name}: the configuration was saved but the switch still reports "
+            "unsaved changes",
+            record,
+        )
+
+
+def _take_back(held: Held, records: dict, result: dict) -> str:
+    """The partner's turn failed: revert the held peer too; what happened, for the message."""
+    name, failed = held.driver.name, held.partner
+    record = held.record
+    record["revert"] = revert(held.driver, held.snapshot, held.was_saved)
+    record["reverted_because"] = f"{failed} failed in its turn; the pair changes as one"
+    verdict = _verdict(record["revert"])
+    record["error"] = f"{name}: {failed} failed, the pair changes as one: {verdict}"
+    reverts = {n: records[n]["revert"] for n in (failed, name) if "revert" in records.get(n, {})}
+    proven = [n for n, done in reverts.items() if done["proof"]["equal"]]
+    result["reverted"], result["reverted_proven"] = list(reverts), proven
+    both = "both peers were reverted" if len(proven) == 2 else f"reverted and proven: {proven}"
+    return (
+        f"Then {name} (changed earlier in this run, not saved): {verdict}; {both}, "
+        f"neither was saved"
+    )
+
+
 # ------------------------------------------------------------------ one peer
 def _judge(record: dict, checks: list[dict], before: dict | None) -> None:
     record["post_health"] = checks
@@ -222,8 +286,13 @@ def _judge(record: dict, checks: list[dict], before: dict | None) -> None:
 
 
 def change_peer(
-    me: SwitchDriver, partner: SwitchDriver, intended_text: str, pending: bool, o: Options
-) -> dict:
+    me: SwitchDriver, partner: SwitchDriver, intended_text: str, pending: bool, o: Options,
+    hold: bool = False, held: Held | None = None,
+) -> tuple[dict, Held | None]:  # fmt: skip
+    """One peer's turn: the record, and the Held change when `hold` kept it unsaved.
+
+    `held`: the partner's change waiting for this turn; it is saved just before
+    this peer's own save (the pair is healthy), reverted by the caller otherwise."""
     record: dict = {"switch": me.name, "check_mode": o.check_mode, "lines": [], "warnings": []}
     if me.unreachable is not None:
         raise DeployError(f"{me.name} is unreachable: {me.unreachable}")
@@ -256,10 +325,10 @@ def change_peer(
     scope = post_scope(me, pending, partner_has_mlag, partner_ok)
     record["post_scope"] = scope
     if o.check_mode:
-        return record
+        return record, None
     if not staged.lines:
         _judge(record, health_round(me, partner, scope), None)
-        return record
+        return record, None
 
     was_saved = me.unsaved_changes() is False
     try:
@@ -291,11 +360,21 @@ def change_peer(
     record["apply_seconds"] = round(time.monotonic() - started, 2)
     if failure:
         record["revert"] = revert(me, current, was_saved)
+        partner_state = f"{partner.name} was not touched" if held is None else ""
         raise DeployError(
-            f"{me.name}: {failure}. {_verdict(record['revert'])}; snapshot {record['snapshot']}; "
-            f"{partner.name} was not touched",
+            f"{me.name}: {failure}. {_verdict(record['revert'])}; snapshot {record['snapshot']}"
+            + (f"; {partner_state}" if partner_state else "."),
             record,
         )
+    if hold:  # the partner changes next: save both only once it is healthy too
+        record["save_held"] = True
+        return record, Held(me, current, was_saved, partner.name, record)
+    if held is not None:  # the pair is healthy: the held partner is saved first
+        try:
+            _save_held(held)
+        except DeployError as exc:
+            record["revert"] = revert(me, current, was_saved)
+            raise DeployError(f"{exc}. {me.name}: {_verdict(record['revert'])}", record) from None
     me.save()
     record["saved"] = me.unsaved_changes() is False
     if not record["saved"]:
@@ -303,4 +382,4 @@ def change_peer(
             f"{me.name}: the configuration was saved but the switch still reports unsaved changes",
             record,
         )
-    return record
+    return record, None
