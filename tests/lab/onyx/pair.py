@@ -45,7 +45,9 @@ HOST_MACS = ("7C:FE:90:11:00:0A", "7C:FE:90:11:00:0B")
 RELEASES = ("3.6.5000", "3.6.8008", "3.10.2002")
 KEEPALIVE_OFFSET, CTL_OFFSET = 100, 200
 PASSWORD_FILE = "login.password"  # read by tests.lab.onyx.server
-START_TIMEOUT = 30.0
+# An emulated switch starts in 2-5 s alone; beside other test workers on 2 loaded cores
+# one took over 30 s to listen (2026-11-26).
+START_TIMEOUT = 90.0
 
 
 class PairError(Exception):
