@@ -65,7 +65,6 @@ def switch_checks(
                 "fail",
                 "Unsaved changes: no",
                 unavailable("files"),
-                "",
                 scope="local",
             )
         )
@@ -78,7 +77,6 @@ def switch_checks(
                 "pass" if unsaved is False else "fail",
                 "Unsaved changes: no",
                 f"Unsaved changes: {'unknown' if unsaved is None else 'yes' if unsaved else 'no'}",
-                "",
                 scope="local",
             )
         )
@@ -164,7 +162,7 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
             ("mlag.ipl_state", "pair"),
             ("mlag.mpo_status", "pair"),
         ):
-            checks.append(check(check_id, name, "fail", "readable", observed, "", scope=scope))
+            checks.append(check(check_id, name, "fail", "readable", observed, scope=scope))
     else:
         checks.append(
             check(
@@ -173,7 +171,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if mlag["admin"] == "Enabled" else "fail",
                 "Admin status: Enabled",
                 f"Admin status: {mlag['admin']}",
-                "",
                 scope="local",
             )
         )
@@ -186,7 +183,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 else "fail",
                 f"System-mac: {intent['system_mac']}",
                 f"System-mac: {mlag['system_mac_raw']}",
-                "",
                 scope="local",
             )
         )
@@ -203,7 +199,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if observed_ipl == expected_ipl else "fail",
                 expected_ipl,
                 observed_ipl,
-                "",
                 scope="local",
             )
         )
@@ -214,7 +209,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if mlag["oper"] == "Up" else "fail",
                 "Operational status: Up",
                 f"Operational status: {mlag['oper']}",
-                "",
                 scope="pair",
             )
         )
@@ -225,7 +219,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if bool(row) and row["state"] == "Up" else "fail",
                 f"IPL {ipl['id']} Up",
                 f"IPL {ipl['id']} {row['state'] if row else 'missing'}",
-                "",
                 scope="pair",
             )
         )
@@ -244,7 +237,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 else "fail",
                 f"Inactive 0, Active-partial 0, Active-full {mpo_count}",
                 observed,
-                "",
                 scope="pair",
             )
         )
@@ -258,7 +250,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "fail",
                 "Active nodes: 2, one master, one standby",
                 unavailable("mlag_vip"),
-                "",
                 scope="pair",
             )
         )
@@ -269,7 +260,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "fail",
                 f"{intent['domain']} {intent['vip']}",
                 unavailable("mlag_vip"),
-                "",
                 scope="local",
             )
         )
@@ -283,7 +273,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if ok else "fail",
                 "Active nodes: 2, one master, one standby",
                 f"Active nodes: {vip['active_nodes']}, states: {', '.join(states) or 'none'}",
-                "",
                 scope="pair",
             )
         )
@@ -296,7 +285,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 else "fail",
                 f"{intent['domain']} {intent['vip']}",
                 f"{vip['group']} {vip['vip']}",
-                "",
                 scope="local",
             )
         )
@@ -306,15 +294,13 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
         check_id = f"mpo.{mpo['id']}"
         if mpos is None:
             checks.append(
-                check(
-                    check_id, name, "fail", "(U), members (P)", unavailable("mpo"), "", scope="pair"
-                )
+                check(check_id, name, "fail", "(U), members (P)", unavailable("mpo"), scope="pair")
             )
             continue
         row = mpos.get(mpo["id"])
         if row is None:
             checks.append(
-                check(check_id, name, "fail", f"Mpo{mpo['id']}(U)", "not listed", "", scope="pair")
+                check(check_id, name, "fail", f"Mpo{mpo['id']}(U)", "not listed", scope="pair")
             )
             continue
         # Every intended member on this switch is listed and bundled (P); one Individual
@@ -333,7 +319,6 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if row["flag"] == "U" and not bad else "fail",
                 f"Mpo{mpo['id']}(U), members {wanted}",
                 observed,
-                "",
                 scope="pair",
             )
         )
@@ -349,7 +334,7 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
             # Both checks fail: an unread state must not vanish from the report either.
             observed = unavailable("magp")
             checks.append(
-                check(base + ".config", name, "fail", expected_cfg, observed, "", scope="local")
+                check(base + ".config", name, "fail", expected_cfg, observed, scope="local")
             )
             checks.append(
                 check(
@@ -358,7 +343,6 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
                     "fail",
                     "Admin Enabled, State Master",
                     observed,
-                    "",
                     scope="pair",
                 )
             )
@@ -376,7 +360,6 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if observed_cfg == expected_cfg else "fail",
                 expected_cfg,
                 observed_cfg,
-                "",
                 scope="local",
             )
         )
@@ -388,7 +371,6 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if state == "Master" and (inst or {}).get("admin") == "Enabled" else "fail",
                 "Admin Enabled, State Master",
                 f"Admin {(inst or {}).get('admin')}, State {state}",
-                "",
                 scope="pair",
             )
         )
@@ -402,7 +384,7 @@ def _vrrp_local_checks(structured, parsed, unavailable) -> list[dict]:
         expected = f"address {gateway['virtual_ip']}, priority {gateway['priority']}"
         if parsed is None:
             checks.append(
-                check(check_id, name, "fail", expected, unavailable("vrrp"), "", scope="local")
+                check(check_id, name, "fail", expected, unavailable("vrrp"), scope="local")
             )
             continue
         inst = parsed.get((gateway["vlan"], gateway["vrid"]))
@@ -418,7 +400,6 @@ def _vrrp_local_checks(structured, parsed, unavailable) -> list[dict]:
                 "pass" if observed == expected else "fail",
                 expected,
                 observed,
-                "",
                 scope="local",
             )
         )
@@ -458,7 +439,6 @@ def pair_checks(
                 "pass" if ok else "fail",
                 f"System-mac {first['mlag']['system_mac']} on both peers",
                 ", ".join(f"{k}: {v}" for k, v in macs.items()),
-                "",
                 scope="pair",
             )
         )
@@ -485,7 +465,6 @@ def pair_checks(
                 "pass" if len(masters) == 1 and not unread else "fail",
                 "exactly one Master",
                 ", ".join(f"{k}: {v}" for k, v in states.items()),
-                "",
                 scope="pair",
             )
         )
