@@ -14,7 +14,7 @@ description:
 version_added: "0.2.0"
 options:
   structured:
-    description: The switch's structured config (its C(management) and C(mlag_port_channels)).
+    description: The switch's structured config (its C(management) and C(mlag_bonds)).
     type: dict
     required: true
   state:

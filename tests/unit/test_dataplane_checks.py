@@ -67,14 +67,14 @@ def test_targets_come_from_the_structured_configs(plan):
     assert plan["system_mac"] == "00:00:5E:00:01:5D" and plan["pair"] == "lab-rack"
     assert plan["bond"] == {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mode": "802.3ad"}
     vlan10 = next(v for v in plan["vlans"] if v["vlan"] == 10)
-    assert vlan10["gateway"] == {"address": "12.0.10.1", "mode": "magp", "mac": MAGP_MAC_10}
+    assert vlan10["gateway"] == {"address": "12.0.10.1", "mode": "anycast", "mac": MAGP_MAC_10}
     assert vlan10["peers"] == [{"host": "lab-host2", "address": "12.0.10.12"}]
     assert (vlan10["interface"], vlan10["mtu"], vlan10["size"]) == ("bond0.10", 9000, 8972)
 
 
 def test_vrrp_gateway_expects_the_vrrp_mac(structured):
     changed = {k: dict(v) for k, v in structured.items()}
-    changed["lab-sw-a"] = {**changed["lab-sw-a"], "magp": [], "vrrp": [
+    changed["lab-sw-a"] = {**changed["lab-sw-a"], "anycast_gateways": [], "vrrp": [
         {"vlan": 20, "vrid": 20, "virtual_ip": "12.0.20.1", "priority": 110, "preempt": True,
          "advertisement_interval": 1}]}  # fmt: skip
     vlan20 = next(v for v in dataplane.targets(changed, "lab-host1")["vlans"] if v["vlan"] == 20)
@@ -143,7 +143,7 @@ def test_gateway_answering_with_the_svi_mac_fails_with_the_observed_mac(plan):
     ]
     assert check["status"] == "fail"
     assert check["observed"] == "82:19:48:1B:AE:97 (DELAY)"
-    assert "MAGP virtual MAC" in check["message"]
+    assert "anycast virtual MAC" in check["message"]
 
 
 def test_lost_pings_fail_with_the_count(plan):

@@ -57,7 +57,7 @@ def test_unreadable_ping_fails_closed():
 
 
 def test_mpo_lines_of_one_peer():
-    sc = {"mlag_port_channels": [{"id": 1}, {"id": 2}]}
+    sc = {"mlag_bonds": [{"id": 1}, {"id": 2}]}
     assert drill.mpo_lines(sc, shutdown=True) == [
         "interface mlag-port-channel 1 shutdown",
         "interface mlag-port-channel 2 shutdown",

@@ -95,7 +95,7 @@ def _good_outputs():
 @pytest.mark.parametrize("command", ["files", "mlag", "mlag_vip", "mpo"])
 def test_no_check_passes_on_an_output_it_did_not_read(command, damaged):
     sc, _ = intended(example_fabric(), "sw-a")
-    sc = {**sc, "magp": [], "vrrp": []}
+    sc = {**sc, "anycast_gateways": [], "vrrp": []}
     # 3.6.5000: the release whose health reads are text (json-print from 3.6.6000).
     good = health.switch_checks(sc, _good_outputs(), {}, "3.6.5000")
     bad = health.switch_checks(sc, {**_good_outputs(), command: text(damaged)}, {}, "3.6.5000")
@@ -143,7 +143,7 @@ def test_vrrp_records_read_with_their_state_and_priority():
 @pytest.mark.parametrize("command", ["magp", "vrrp"])
 def test_no_gateway_check_passes_on_an_output_it_did_not_read(command, damaged):
     sc, _ = intended(gateway_fabric(), "sw-a")
-    sc = {**sc, "mlag": None, "mlag_port_channels": []}
+    sc = {**sc, "mlag": None, "mlag_bonds": []}
     outputs = {"files": "Unsaved changes : no\n", **_gateway_outputs("sw-a")}
     good = health.switch_checks(sc, outputs, {}, "3.6.5000")
     assert all(check["status"] == "pass" for check in good), good

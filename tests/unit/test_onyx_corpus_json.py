@@ -113,7 +113,7 @@ def _good_outputs():
 def test_no_check_passes_on_a_json_reply_it_did_not_read(command, damaged):
     # The MLAG shows only (the lossless ones have their own tests in test_onyx_health).
     sc, _ = intended(example_fabric(lossless=False), "sw-a")
-    sc = {**sc, "magp": [], "vrrp": []}
+    sc = {**sc, "anycast_gateways": [], "vrrp": []}
     good = health.switch_checks(sc, _good_outputs(), {}, NEW)
     assert all(check["status"] == "pass" for check in good), good
     bad = health.switch_checks(sc, {**_good_outputs(), command: text(damaged)}, {}, NEW)
@@ -128,7 +128,7 @@ def test_no_check_passes_on_a_json_reply_it_did_not_read(command, damaged):
 
 def test_a_magp_check_fails_closed_on_a_damaged_json_reply():
     sc, _ = intended(example_fabric(), "sw-a")
-    assert sc["magp"], "the example fabric has MAGP gateways"
+    assert sc["anycast_gateways"], "the example fabric has MAGP gateways"
     checks = health.switch_checks(sc, {"magp": text("magp_no_state.json")}, {}, NEW)
     magp = [c for c in checks if c["id"].startswith("magp.")]
     assert magp and all(c["status"] == "fail" for c in magp)
@@ -164,7 +164,7 @@ def _gateway_structures() -> dict:
     ["empty.txt", "mlag_truncated.json", "magp_no_state.json", "magp.txt", "mlag_3.10.json"],
 )
 def test_no_magp_check_passes_on_a_json_reply_it_did_not_read(damaged):
-    sc = {**_gateway_structures()["sw-a"], "mlag": None, "mlag_port_channels": [], "vrrp": []}
+    sc = {**_gateway_structures()["sw-a"], "mlag": None, "mlag_bonds": [], "vrrp": []}
     good_outputs = {"files": text("files.json"), "magp": text("magp_20_30_named_list.json")}
     good = health.switch_checks(sc, good_outputs, {}, NEW)
     assert [c["status"] for c in good] == ["pass"] * 5, good

@@ -5,6 +5,7 @@ import os
 import pytest
 from cxfab.structured import build_all, hosts, public_fabric
 from cxfab.structured.files import dump, write_structured
+from cxfab.structured.switch import gateways_of
 from onyx_helpers import GOLDEN, REPO, example_fabric, inventory_fabric
 
 INVENTORIES = ["example", "lab"]
@@ -195,7 +196,7 @@ def test_switch_lossless_covers_the_ports_of_mpos_carrying_roce_and_global_pfc()
     sc = build_all(fabric)["sw-a"]
     assert sc["lossless"]["ports"] == ["1/1"]  # MPO 2 (port 1/2) no longer carries VLAN 20
     assert sc["lossless"]["ecn"] == {"traffic_class": 3, "min_kb": 150, "max_kb": 1500}
-    assert sc["protocols"]["dcb_pfc"] is True
+    assert sc["protocols"]["pfc"] is True
     assert sc["scope"]["lossless_ports"] == ["1/1", "1/2", "1/35", "1/36"]
     assert build_all(example_fabric(lossless=False))["sw-a"]["lossless"] is None
 
@@ -210,3 +211,22 @@ def test_many_devices_are_dumped_in_parallel_with_the_same_text(tmp_path, monkey
     assert written == sorted(devices, key=lambda n: int(n[1:]))
     for name, structured in devices.items():
         assert (tmp_path / "par" / f"{name}.yml").read_text() == dump(structured)
+
+
+def test_gateways_of_gives_neutral_rows_for_anycast_and_vrrp():
+    sc = build_all(example_fabric())["sw-a"]
+    assert sc["platform"] == "onyx"
+    rows = gateways_of({**sc, "vrrp": [{"vlan": 40, "vrid": 7, "virtual_ip": "12.0.40.1"}]})
+    assert rows[0] == {
+        "vlan": 1,
+        "mode": "anycast",
+        "virtual_ip": sc["anycast_gateways"][0]["virtual_ip"],
+        "virtual_mac": sc["anycast_gateways"][0]["virtual_mac"].upper(),
+    }
+    assert rows[-1] == {
+        "vlan": 40,
+        "mode": "vrrp",
+        "virtual_ip": "12.0.40.1",
+        "virtual_mac": "00:00:5E:00:01:07",
+    }
+    assert gateways_of({}) == []

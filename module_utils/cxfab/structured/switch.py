@@ -1,4 +1,4 @@
-"""Validated fabric -> structured config of one Onyx switch (AVD style).
+"""Validated fabric -> structured config of one switch (AVD style).
 
 The structured config is the contract between the fabric and the switch: the
 templates render it, the deploy compares against it and the health checks
@@ -9,27 +9,37 @@ module_utils/cxfab/intent/rules/ has passed and every default is filled
 (cxfab.intent.fabric.normalise). Nothing is checked or defaulted a second time here;
 this module only derives the per-switch view.
 
+Its keys are OS-neutral: every switch driver (Onyx today, Cumulus/NVUE next)
+consumes the same shape and maps it to its own statements (an Onyx MLAG bond is an
+mlag-port-channel, its anycast gateway MAGP and its `dscp` trust the `L3` keyword).
+
 Shape (lists in natural order, written to build/structured/<switch>.yml):
 
-    switch, pair, peer_index, partner, model
+    switch, pair, peer_index, partner, platform (the pair's switch OS), model
     management: {address, port}        partner_management: {address, port}
-    protocols: {lacp, ip_routing, mlag, dcb_pfc, magp, vrrp, lldp}
-    mlag: {domain, vip, system_mac, ipl: {id, port_channel, members, lacp_mode,
+    protocols: {lacp, ip_routing, mlag, pfc, anycast_gateway, vrrp, lldp}
+    mlag: {domain, vip, system_mac, peer_link: {id, bond_id, members, lacp_mode,
            pfc, mtu, vlan, address, peer_address}}       (absent: no MLAG)
-    mlag_port_channels: [{id, description, members, lacp_mode, mtu,
-                          switchport_mode, access_vlan, allowed_vlans}]
-    vlans: [{id, name}]                 data VLANs on this pair (not the IPL VLAN)
+    mlag_bonds: [{id, description, members, lacp_mode, mtu,
+                  switchport_mode, access_vlan, allowed_vlans}]
+    vlans: [{id, name}]                 data VLANs on this pair (not the peer-link VLAN)
     vlan_interfaces: [{id, ip_address, mtu}]
-    magp: [{vlan, instance, virtual_ip, virtual_mac}]
+    anycast_gateways: [{vlan, id, virtual_ip, virtual_mac}]
+                       (both peers answer the virtual IP/MAC: MAGP on Onyx, VRR on Cumulus)
     vrrp: [{vlan, vrid, virtual_ip, priority, preempt, advertisement_interval}]
-    lossless: {priority, ports, trust, ecn: {traffic_class, min_kb, max_kb}} | null
-               (cxfab_roce.lossless on and an MPO of this switch carries a RoCE VLAN)
-    scope: {prune, vlans, mlag_port_channels, port_channels, mlag, lossless, lossless_ports}
+    lossless: {priority, ports, trust: dscp, ecn: {traffic_class, min_kb, max_kb}} | null
+               (cxfab_roce.lossless on and an MLAG bond of this switch carries a RoCE VLAN)
+    scope: {prune, vlans, mlag_bonds, peer_link_bonds, mlag, lossless, lossless_ports}
+
+gateways_of() gives the gateways of a structured config as neutral rows, for the
+checks that need no switch OS (verify's dataplane).
 """
 
 from __future__ import annotations
 
 from ..common.addressing import interface_address, natural_key, port
+
+VRRP_MAC_PREFIX = "00:00:5E:00:01:"
 
 
 class StructuredConfigError(ValueError):
@@ -80,9 +90,9 @@ def _mlag(pair: dict, switch: str, partner: str) -> dict | None:
         "domain": mlag["domain"],
         "vip": interface_address(mlag["vip"]),
         "system_mac": mlag["system_mac"],
-        "ipl": {
+        "peer_link": {
             "id": ipl["id"],
-            "port_channel": ipl["port_channel"],
+            "bond_id": ipl["port_channel"],
             "members": _ports(ipl["members"][switch]),
             "lacp_mode": "active",
             "pfc": ipl["pfc"],
@@ -112,9 +122,9 @@ def _mpo(mpo: dict, switch: str) -> dict:
 def _gateway(vlan: dict, switch: str) -> tuple[str, dict | None]:
     gateway = vlan["gateway"]
     if gateway["mode"] == "magp":
-        return "magp", {
+        return "anycast", {
             "vlan": vlan["id"],
-            "instance": gateway["instance"],
+            "id": gateway["instance"],
             "virtual_ip": gateway["virtual_ip"],
             "virtual_mac": gateway["virtual_mac"],
         }
@@ -152,7 +162,7 @@ def _lossless(fabric: dict, mpos: list[dict]) -> dict | None:
     return {
         "priority": roce["priority"],
         "ports": sorted(ports, key=natural_key),
-        "trust": "L3",
+        "trust": "dscp",
         "ecn": {
             "traffic_class": roce["priority"],
             "min_kb": roce["ecn"]["min_kb"],
@@ -179,10 +189,10 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
     peer_names = [p["name"] for p in peers]
     partner = peer_names[1 - peer_index]
     mlag = _mlag(pair, switch, partner)
-    ipl_vlan = mlag["ipl"]["vlan"] if mlag else None
+    ipl_vlan = mlag["peer_link"]["vlan"] if mlag else None
 
     pair_vlans = _pair_vlans(fabric, pair, peer_names)
-    vlans, interfaces, gateways = [], [], {"magp": [], "vrrp": []}
+    vlans, interfaces, gateways = [], [], {"anycast": [], "vrrp": []}
     for vlan in sorted(pair_vlans, key=lambda v: v["id"]):
         if vlan["state"] != "present":
             continue
@@ -209,6 +219,7 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
         "pair": pair["name"],
         "peer_index": peer_index,
         "partner": partner,
+        "platform": pair["platform"],
         "model": pair.get("model"),
         "management": _endpoint(peers[peer_index]),
         "partner_management": _endpoint(peers[1 - peer_index]),
@@ -216,23 +227,23 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
             "lacp": bool(mlag or mpos),
             "ip_routing": bool(mlag or interfaces),
             "mlag": bool(mlag),
-            "dcb_pfc": bool((mlag and mlag["ipl"]["pfc"]) or lossless),
-            "magp": bool(gateways["magp"]),
+            "pfc": bool((mlag and mlag["peer_link"]["pfc"]) or lossless),
+            "anycast_gateway": bool(gateways["anycast"]),
             "vrrp": bool(gateways["vrrp"]),
             "lldp": pair["lldp"],
         },
         "mlag": mlag,
-        "mlag_port_channels": mpos,
+        "mlag_bonds": mpos,
         "vlans": vlans,
         "vlan_interfaces": interfaces,
-        "magp": gateways["magp"],
+        "anycast_gateways": gateways["anycast"],
         "vrrp": gateways["vrrp"],
         "lossless": lossless,
         "scope": {
             "prune": bool(prune),
             "vlans": sorted({v["id"] for v in pair_vlans} | ({ipl_vlan} if ipl_vlan else set())),
-            "mlag_port_channels": sorted(m["id"] for m in pair["mpos"]),
-            "port_channels": [mlag["ipl"]["port_channel"]] if mlag else [],
+            "mlag_bonds": sorted(m["id"] for m in pair["mpos"]),
+            "peer_link_bonds": [mlag["peer_link"]["bond_id"]] if mlag else [],
             "mlag": "mlag" in pair,
             # Ports whose lossless lines are cxfab's: every member port of the pair's
             # MPOs and IPL on this switch (with prune off, others are left alone).
@@ -240,3 +251,19 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
             "lossless_ports": _pair_ports(pair, switch),
         },
     }
+
+
+def gateways_of(structured: dict) -> list[dict]:
+    """The gateways of a switch's structured config, by VLAN:
+    [{vlan, mode: anycast|vrrp, virtual_ip, virtual_mac}] (VRRP: the RFC 5798 MAC of its vrid)."""
+    rows = [
+        {"vlan": g["vlan"], "mode": "anycast", "virtual_ip": g["virtual_ip"],
+         "virtual_mac": g["virtual_mac"].upper()}
+        for g in structured.get("anycast_gateways") or []
+    ]  # fmt: skip
+    rows += [
+        {"vlan": g["vlan"], "mode": "vrrp", "virtual_ip": g["virtual_ip"],
+         "virtual_mac": f"{VRRP_MAC_PREFIX}{g['vrid']:02X}"}
+        for g in structured.get("vrrp") or []
+    ]  # fmt: skip
+    return sorted(rows, key=lambda row: row["vlan"])

@@ -1,11 +1,13 @@
 """Verify's dataplane checks: does the switch pair forward the hosts' traffic as intended?
 
-From each host, per VLAN of its bond: ping the VLAN's gateway (MAGP / VRRP virtual IP)
+From each host, per VLAN of its bond: ping the VLAN's gateway (anycast / VRRP virtual IP)
 and every other host of the same switch pair on that VLAN; read the neighbour entry of
-the gateway (it must carry the MAGP virtual MAC, or 00:00:5e:00:01:<vrid> for VRRP);
+the gateway (it must carry the anycast gateway's virtual MAC - MAGP on Onyx - or
+00:00:5e:00:01:<vrid> for VRRP);
 send DF pings at the VLAN MTU to the peers across the switches; read the bond's LACP
 partner on every member (it must be the pair's MLAG system MAC). The targets come from
-the structured configs (the host's probes, its switches' magp/vrrp/mlag sections);
+the structured configs (the host's probes, its switches' gateways - gateways_of - and
+mlag section);
 `cxfab_dataplane_probe` runs the commands on the host and returns their raw outputs;
 the parsers and checks below judge them on the controller. Every parser fails closed:
 an output it cannot read raises DataplaneReadError naming the command and first lines.
@@ -18,8 +20,8 @@ import re
 
 from ..common.checks import Checks
 from ..structured.packed import Unpacked
+from ..structured.switch import gateways_of
 
-VRRP_MAC_PREFIX = "00:00:5E:00:01:"
 PING_SUMMARY = re.compile(
     r"^(\d+) packets transmitted, (\d+) received(?:, \+(\d+) duplicates)?"
     r"(?:, \+(\d+) errors)?, ([\d.]+)% packet loss",
@@ -55,10 +57,7 @@ def targets(structured, host: str) -> dict:
         if p.get("peer") in structured and "switch" in structured[p["peer"]]
     ]
     first = switches[0] if switches else {}
-    gateways = {m["vlan"]: {"mode": "magp", "mac": m["virtual_mac"].upper()}
-                for m in first.get("magp") or []}  # fmt: skip
-    for entry in first.get("vrrp") or []:
-        gateways[entry["vlan"]] = {"mode": "vrrp", "mac": f"{VRRP_MAC_PREFIX}{entry['vrid']:02X}"}
+    gateways = {g["vlan"]: {"mode": g["mode"], "mac": g["virtual_mac"]} for g in gateways_of(first)}
     vlans: dict[int, dict] = {}
     for probe in sc.get("probes") or []:
         vlan = vlans.setdefault(
@@ -242,7 +241,7 @@ def _gateway_mac_check(out: Checks, vlan: dict, gateway: dict, neigh_text) -> No
         out.fail(check_id, gateway["mac"], f"no MAC ({state})", f"{command}: gateway unresolved")
         return
     observed = f"{entry['lladdr']} ({entry['state']})"
-    mode = "MAGP virtual MAC" if gateway.get("mode") == "magp" else "VRRP MAC"
+    mode = "anycast virtual MAC" if gateway.get("mode") == "anycast" else "VRRP MAC"
     ok = entry["lladdr"] == gateway["mac"]
     message = "" if ok else f"the gateway's ARP entry is not its {mode}: {observed}"
     out.judge(check_id, ok, gateway["mac"], observed, message)

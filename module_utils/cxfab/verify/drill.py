@@ -115,7 +115,7 @@ def mpo_lines(switch_structured: dict, shutdown: bool) -> list[str]:
     prefix = "" if shutdown else "no "
     return [
         f"interface mlag-port-channel {int(mpo['id'])} {prefix}shutdown"
-        for mpo in switch_structured.get("mlag_port_channels") or []
+        for mpo in switch_structured.get("mlag_bonds") or []
     ]
 
 

@@ -211,5 +211,5 @@ def _guard(plan, current: ParsedConfig, address: str) -> None:
 def _ipl_vlans(structured: dict, current: RunningConfig) -> set:
     vlans = {key[1] for key in current.statements if key[0] == "svi_ipl_peer"}
     if structured.get("mlag"):
-        vlans.add(structured["mlag"]["ipl"]["vlan"])
+        vlans.add(structured["mlag"]["peer_link"]["vlan"])
     return vlans

@@ -18,13 +18,14 @@ from ...common.checks import check
 from .readerror import ReadError
 from .readerror import unreadable as _unreadable
 from .shows import PARSERS, parse, parse_show_vrrp, show_command
+from .statements import ONYX_TRUST
 
 
 def needed_shows(structured: dict) -> list[str]:
     names = ["files"]
     if structured.get("mlag"):
         names += ["mlag", "mlag_vip", "mpo"]
-    if structured.get("magp"):
+    if structured.get("anycast_gateways"):
         names.append("magp")
     if structured.get("vrrp"):
         names.append("vrrp")
@@ -84,7 +85,7 @@ def switch_checks(
     mlag_intent = structured.get("mlag")
     if mlag_intent:
         checks += _mlag_checks(structured, parsed, unavailable)
-    if structured.get("magp"):
+    if structured.get("anycast_gateways"):
         checks += _magp_checks(structured, parsed.get("magp"), unavailable)
     if structured.get("vrrp"):
         checks += _vrrp_local_checks(structured, parsed.get("vrrp"), unavailable)
@@ -128,7 +129,8 @@ def lossless_checks(structured, parsed, unavailable) -> list[dict]:
     running = parsed.get("running")
     ecn = intent["ecn"]
     for port in intent["ports"]:
-        trust_expected = f"qos trust {intent['trust']}"
+        trust_wanted = ONYX_TRUST[intent["trust"]]
+        trust_expected = f"qos trust {trust_wanted}"
         ecn_expected = (
             f"traffic-class {ecn['traffic_class']} ECN {ecn['min_kb']}-{ecn['max_kb']} KB"
         )
@@ -137,7 +139,7 @@ def lossless_checks(structured, parsed, unavailable) -> list[dict]:
             add(f"ecn.{port}", False, ecn_expected, unavailable("running"))
             continue
         trust = running.get(("eth_trust", port))
-        add(f"trust.{port}", trust == intent["trust"], trust_expected,
+        add(f"trust.{port}", trust == trust_wanted, trust_expected,
             f"qos trust {trust}" if trust else "no qos trust line (default L2)")  # fmt: skip
         marks = running.get(("eth_ecn", port, ecn["traffic_class"]))
         observed = f"ECN {marks[0]}-{marks[1]} KB" if marks else "no ECN on the traffic class"
@@ -147,11 +149,11 @@ def lossless_checks(structured, parsed, unavailable) -> list[dict]:
 
 def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
     name, intent = structured["switch"], structured["mlag"]
-    ipl = intent["ipl"]
+    ipl = intent["peer_link"]
     mlag = parsed.get("mlag")
     checks = []
-    expected_ipl = f"Po{ipl['port_channel']} vlan {ipl['vlan']} peer {ipl['peer_address']}"
-    mpo_count = len(structured.get("mlag_port_channels") or [])
+    expected_ipl = f"Po{ipl['bond_id']} vlan {ipl['vlan']} peer {ipl['peer_address']}"
+    mpo_count = len(structured.get("mlag_bonds") or [])
     if mlag is None:
         observed = unavailable("mlag")
         for check_id, scope in (
@@ -290,7 +292,7 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
         )
 
     mpos = parsed.get("mpo")
-    for mpo in structured.get("mlag_port_channels") or []:
+    for mpo in structured.get("mlag_bonds") or []:
         check_id = f"mpo.{mpo['id']}"
         if mpos is None:
             checks.append(
@@ -327,8 +329,8 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
 
 def _magp_checks(structured, parsed, unavailable) -> list[dict]:
     name, checks = structured["switch"], []
-    for gateway in structured["magp"]:
-        base = f"magp.{gateway['instance']}"
+    for gateway in structured["anycast_gateways"]:
+        base = f"magp.{gateway['id']}"
         expected_cfg = f"vlan {gateway['vlan']} {gateway['virtual_ip']} {gateway['virtual_mac']}"
         if parsed is None:
             # Both checks fail: an unread state must not vanish from the report either.
@@ -347,7 +349,7 @@ def _magp_checks(structured, parsed, unavailable) -> list[dict]:
                 )
             )
             continue
-        inst = parsed.get(gateway["instance"])
+        inst = parsed.get(gateway["id"])
         observed_cfg = (
             f"vlan {inst['vlan']} {inst['virtual_ip']} {inst['virtual_mac']}"
             if inst

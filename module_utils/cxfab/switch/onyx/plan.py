@@ -59,12 +59,12 @@ class Scope:
     @classmethod
     def from_structured(cls, structured: dict) -> Scope:
         scope = structured.get("scope", {})
-        ipl = (structured.get("mlag") or {}).get("ipl") or {}
+        ipl = (structured.get("mlag") or {}).get("peer_link") or {}
         return cls(
             prune=bool(scope.get("prune", True)),
             vlans=frozenset(scope.get("vlans", [])),
-            mlag_port_channels=frozenset(scope.get("mlag_port_channels", [])),
-            port_channels=frozenset(scope.get("port_channels", [])),
+            mlag_port_channels=frozenset(scope.get("mlag_bonds", [])),
+            port_channels=frozenset(scope.get("peer_link_bonds", [])),
             mlag=bool(scope.get("mlag", False)),
             lossless=bool(scope.get("lossless", False)),
             lossless_ports=frozenset(scope.get("lossless_ports", [])),

@@ -31,6 +31,8 @@ __all__ = ["ROWS", "TABLE", "Context", "Row", "Statement", "Table", "UnknownKind
 ADDRESS = r"(\d+\.\d+\.\d+\.\d+)\s*(?:(/\s*\d+)|\s+(\d+\.\d+\.\d+\.\d+))"
 # `qos trust` modes as Onyx prints them.
 TRUST_MODES = {"l2": "L2", "l3": "L3", "both": "both", "port": "port"}
+# The Onyx `qos trust` mode of the structured config's neutral lossless.trust.
+ONYX_TRUST = {"pcp": "L2", "dscp": "L3"}
 _MLAG = ("mlag", None)
 _VLAN = ("vlan", 1)
 _MPO = ("mpo", 1)
