@@ -50,9 +50,6 @@ options:
     default: true
 """
 
-# The run that computed cxfab_structured (cxfab/runstamp.py).
-RUN_FACT = "cxfab_structured_run"
-
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
@@ -70,11 +67,12 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         stamp = runstamp.current()
         # Only facts this run computed count: a fact cache may hold older (or planted) ones.
-        if task_vars.get(RUN_FACT) == stamp and task_vars.get("cxfab_structured"):
+        written_now = task_vars.get(runstamp.STRUCTURED_STAMP_FACT) == stamp
+        if written_now and task_vars.get("cxfab_structured"):
             result.update(changed=False, msg="structured config written earlier in this run")
             return result
         fabric = task_vars.get("cxfab_fabric")
-        if not isinstance(fabric, dict) or task_vars.get("cxfab_fabric_run") != stamp:
+        if not isinstance(fabric, dict) or task_vars.get(runstamp.FABRIC_STAMP_FACT) != stamp:
             raise AnsibleActionFail(
                 "cxfab_structured: no fabric validated in this run (run cxfab_validate first)"
             )
@@ -88,7 +86,10 @@ class ActionModule(ActionBase):
             changed=False,
             written=written,
             removed=removed,
-            ansible_facts={"cxfab_structured": pack(devices), RUN_FACT: stamp},
+            ansible_facts={
+                "cxfab_structured": pack(devices),
+                runstamp.STRUCTURED_STAMP_FACT: stamp,
+            },
             msg=f"structured config of {len(devices)} device(s) in {args['dest']}",
         )
         return result

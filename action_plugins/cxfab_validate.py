@@ -56,8 +56,6 @@ options:
 
 
 _CONNECTION_VARS = ("ansible_host", "ansible_port")
-# The run that computed cxfab_fabric (cxfab/runstamp.py).
-RUN_FACT = "cxfab_fabric_run"
 
 
 class ActionModule(ActionBase):
@@ -76,7 +74,8 @@ class ActionModule(ActionBase):
         # Validated earlier in this very run (site.yml imports validate.yml per stage):
         # only a stamp of this process counts, never a fact from a cache or inventory.
         stamp = runstamp.current()
-        if task_vars.get(RUN_FACT) == stamp and isinstance(task_vars.get("cxfab_fabric"), dict):
+        validated_now = task_vars.get(runstamp.FABRIC_STAMP_FACT) == stamp
+        if validated_now and isinstance(task_vars.get("cxfab_fabric"), dict):
             result.update(changed=False, msg="the fabric was validated earlier in this run")
             return result
         _, args = self.validate_argument_spec(
@@ -133,7 +132,10 @@ class ActionModule(ActionBase):
 
         result.update(
             changed=False,
-            ansible_facts={"cxfab_fabric": public_fabric(outcome.fabric), RUN_FACT: stamp},
+            ansible_facts={
+                "cxfab_fabric": public_fabric(outcome.fabric),
+                runstamp.FABRIC_STAMP_FACT: stamp,
+            },
             msg=f"fabric {outcome.fabric['fabric_name']} is valid",
         )
         return result
@@ -141,7 +143,12 @@ class ActionModule(ActionBase):
     @staticmethod
     def _fabric_var_names(task_vars):
         names = {var for var in task_vars if is_cxfab_name(var)}
-        names -= {cxfab_fabric.HOST_VAR, "cxfab_fabric", RUN_FACT, "cxfab_structured_run"}
+        names -= {
+            cxfab_fabric.HOST_VAR,
+            "cxfab_fabric",
+            runstamp.FABRIC_STAMP_FACT,
+            runstamp.STRUCTURED_STAMP_FACT,
+        }
         return sorted(names | set(cxfab_fabric.FABRIC_VARS.values()))
 
     def _group_var(self, var, task_vars, hostvars, groups):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.cxfab.common.params import dataclass_from_params
 from ansible.module_utils.cxfab.host.mlnx import tools
 from ansible.module_utils.cxfab.host.mlnx.activation import ActivationError, Options, activate
 from ansible.module_utils.cxfab.host.mlnx.firmware import toolset_from_params
@@ -124,16 +125,7 @@ def main() -> None:
 
     runner = module_runner(module)
 
-    options = Options(
-        use_fwreset=p["use_fwreset"],
-        allow_reboot=p["allow_reboot"],
-        after_reboot=p["after_reboot"],
-        bond=p["bond"],
-        bond_existed_before=p["bond_existed_before"],
-        bond_timeout=p["bond_timeout"],
-        bond_proc_dir=p["bond_proc_dir"],
-        sysfs_root=p["sysfs_root"],
-    )
+    options = dataclass_from_params(Options, p)
     try:
         result = activate(
             p["requests"],

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.cxfab.common.params import dataclass_from_params
 from ansible.module_utils.cxfab.host.mlnx import tools
 from ansible.module_utils.cxfab.host.mlnx.firmware import (
     FirmwareError,
@@ -140,16 +141,7 @@ def main() -> None:
 
     runner = module_runner(module)
 
-    request = FirmwareRequest(
-        device=params["device"],
-        version=params["version"],
-        image=params["image"],
-        sha256=params["sha256"],
-        psid=params["psid"],
-        allow_psid_change=params["allow_psid_change"],
-        allow_downgrade=params["allow_downgrade"],
-        query_only=params["state"] == "query",
-    )
+    request = dataclass_from_params(FirmwareRequest, params, query_only=params["state"] == "query")
     try:
         result = roll_out(
             request,

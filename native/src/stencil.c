@@ -75,6 +75,28 @@ static inline void row_edges(const double *a, const double *up, const double *do
     out[n - 1] = cell(a[n - 1], a[n - 2], 0.0, up[n - 1], down[n - 1]);
 }
 
+/* What a vector loop left over (n is a multiple of 8 in pingpong; kept for any other
+ * caller), then the edges. */
+static inline void row_tail(const double *a, const double *up, const double *down, double *out,
+                            int j, int n)
+{
+    for (; j < n; j++)
+        out[j] = cell(a[j], j > 0 ? a[j - 1] : 0.0, j + 1 < n ? a[j + 1] : 0.0, up[j], down[j]);
+    row_edges(a, up, down, out, n);
+}
+
+/* One vector of cells in cell()'s order: out = c + k * ((((left + right) + up) + down) - 4c).
+ * A macro, not a function, because each ISA's intrinsics compile only inside a function
+ * of that target; P is the intrinsic prefix (_mm256, _mm512) and V its vector type. */
+#define STENCIL_BLOCK(P, V, c, left, right, up, down, out, four, k)                               \
+    do {                                                                                           \
+        V s_ = P##_add_pd(left, right);                                                            \
+        s_ = P##_add_pd(s_, P##_loadu_pd(up));                                                     \
+        s_ = P##_add_pd(s_, P##_loadu_pd(down));                                                   \
+        s_ = P##_sub_pd(s_, P##_mul_pd(four, c));                                                  \
+        P##_storeu_pd(out, P##_add_pd(c, P##_mul_pd(k, s_)));                                      \
+    } while (0)
+
 static void row_scalar(const double *a, const double *up, const double *down, double *out, int n)
 {
     for (int j = 1; j < n - 1; j++)
@@ -96,17 +118,11 @@ __attribute__((target("avx2"))) static void row_avx2(const double *a, const doub
         /* {p2,p3,c0,c1} -> left {p3,c0,c1,c2}; {c2,c3,n0,n1} -> right {c1,c2,c3,n0} */
         __m256d left = _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, c, 0x21), c, 0x5);
         __m256d right = _mm256_shuffle_pd(c, _mm256_permute2f128_pd(c, next, 0x21), 0x5);
-        __m256d s = _mm256_add_pd(left, right);
-        s = _mm256_add_pd(s, _mm256_loadu_pd(up + j));
-        s = _mm256_add_pd(s, _mm256_loadu_pd(down + j));
-        s = _mm256_sub_pd(s, _mm256_mul_pd(four, c));
-        _mm256_storeu_pd(out + j, _mm256_add_pd(c, _mm256_mul_pd(k, s)));
+        STENCIL_BLOCK(_mm256, __m256d, c, left, right, up + j, down + j, out + j, four, k);
         prev = c;
         c = next;
     }
-    for (; j < n; j++) /* n is a multiple of 8 in pingpong; kept for any other caller */
-        out[j] = cell(a[j], j > 0 ? a[j - 1] : 0.0, j + 1 < n ? a[j + 1] : 0.0, up[j], down[j]);
-    row_edges(a, up, down, out, n);
+    row_tail(a, up, down, out, j, n);
 }
 
 /* Whole aligned blocks of 8: a[j-1..j+6] and a[j+1..j+8] are built from the
@@ -126,17 +142,11 @@ __attribute__((target("avx512f"))) static void row_avx512(const double *a, const
         __m512d c = _mm512_castsi512_pd(cur);
         __m512d left = _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 7));
         __m512d right = _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, 1));
-        __m512d s = _mm512_add_pd(left, right);
-        s = _mm512_add_pd(s, _mm512_loadu_pd(up + j));
-        s = _mm512_add_pd(s, _mm512_loadu_pd(down + j));
-        s = _mm512_sub_pd(s, _mm512_mul_pd(four, c));
-        _mm512_storeu_pd(out + j, _mm512_add_pd(c, _mm512_mul_pd(k, s)));
+        STENCIL_BLOCK(_mm512, __m512d, c, left, right, up + j, down + j, out + j, four, k);
         prev = cur;
         cur = next;
     }
-    for (; j < n; j++) /* n is a multiple of 8 in pingpong; kept for any other caller */
-        out[j] = cell(a[j], j > 0 ? a[j - 1] : 0.0, j + 1 < n ? a[j + 1] : 0.0, up[j], down[j]);
-    row_edges(a, up, down, out, n);
+    row_tail(a, up, down, out, j, n);
 }
 
 typedef void (*row_fn)(const double *, const double *, const double *, double *, int);

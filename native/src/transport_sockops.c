@@ -21,24 +21,8 @@ int kernel_accept(int fd)
 
 const struct sock_ops sock_ops_kernel = {
     .socket = kernel_socket,
-    .bind = bind,
-    .listen = listen,
-    .accept = kernel_accept,
-    .connect = connect,
-    .send = send,
-    .recv = recv,
-    .poll = poll,
-    .close = close,
-    .setsockopt = setsockopt,
-    .getsockname = getsockname,
-    .fcntl = fcntl,
     .socket_call = "socket",
-    .bind_call = "bind",
-    .listen_call = "listen",
-    .accept_call = "accept",
-    .connect_call = "connect",
-    .send_call = "send",
-    .recv_call = "recv",
+    KERNEL_SOCKET_CALLS,
 };
 
 /* rsockets have no SOCK_CLOEXEC (they are not kernel descriptors until fork

@@ -39,4 +39,12 @@ extern const struct sock_ops sock_ops_rsocket; /* librdmacm rsockets */
 /* Kernel socket calls shared by sock_ops_kernel and sock_ops_smc. */
 int kernel_accept(int fd);
 
+/* The initialisers of every call after socket(): an AF_SMC socket takes the kernel's
+ * calls exactly as a TCP one does, so both tables name them once, here. */
+#define KERNEL_SOCKET_CALLS                                                                        \
+    .bind = bind, .listen = listen, .accept = kernel_accept, .connect = connect, .send = send,     \
+    .recv = recv, .poll = poll, .close = close, .setsockopt = setsockopt,                          \
+    .getsockname = getsockname, .fcntl = fcntl, .bind_call = "bind", .listen_call = "listen",     \
+    .accept_call = "accept", .connect_call = "connect", .send_call = "send", .recv_call = "recv"
+
 #endif

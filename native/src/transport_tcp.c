@@ -233,23 +233,45 @@ out:
     return rc;
 }
 
+enum direction { SENDING, RECEIVING };
+
+/* One non-blocking send or recv of msg[*off, want), retried on EINTR; moves *off on.
+ * 1: bytes moved (a send of 0 bytes too); 0: the socket would block, or the peer
+ * closed (then peer_closed is set); -1: failed, after saying why. */
+static int move_bytes(struct tcp_transport *tt, enum direction direction, unsigned char *msg,
+                      size_t *off, size_t want, int *progressed)
+{
+    for (;;) {
+        ssize_t n = direction == SENDING
+                        ? tt->so->send(tt->fd, msg + *off, want - *off, MSG_NOSIGNAL | MSG_DONTWAIT)
+                        : tt->so->recv(tt->fd, msg + *off, want - *off, MSG_DONTWAIT);
+        if (n == 0 && direction == RECEIVING) {
+            tt->peer_closed = 1;
+            return 0;
+        }
+        if (n >= 0) {
+            *progressed = 1;
+            *off += (size_t)n;
+            return 1;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        if (errno != EINTR)
+            return err_call(direction == SENDING ? tt->so->send_call : tt->so->recv_call, errno);
+    }
+}
+
 /* Moves whatever the socket accepts now. */
 static int pump(struct tcp_transport *tt, int *progressed)
 {
     while (tt->send_done < tt->send_posted) {
         unsigned char *msg = tt->send_mem + (tt->send_done % tt->slots) * tt->stride;
         size_t total = HDR_BYTES + tt->send_len[tt->send_done % tt->slots];
-        ssize_t n = tt->so->send(tt->fd, msg + tt->send_off, total - tt->send_off,
-                                 MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            if (errno == EINTR)
-                continue;
-            return err_call(tt->so->send_call, errno);
-        }
-        *progressed = 1;
-        tt->send_off += (size_t)n;
+        int moved = move_bytes(tt, SENDING, msg, &tt->send_off, total, progressed);
+        if (moved < 0)
+            return -1;
+        if (moved == 0)
+            break;
         if (tt->send_off == total) {
             tt->send_done++;
             tt->send_off = 0;
@@ -267,20 +289,11 @@ static int pump(struct tcp_transport *tt, int *progressed)
         if (tt->recv_off < want) {
             if (tt->peer_closed)
                 break;
-            ssize_t n = tt->so->recv(tt->fd, msg + tt->recv_off, want - tt->recv_off, MSG_DONTWAIT);
-            if (n == 0) {
-                tt->peer_closed = 1;
+            int moved = move_bytes(tt, RECEIVING, msg, &tt->recv_off, want, progressed);
+            if (moved < 0)
+                return -1;
+            if (moved == 0)
                 break;
-            }
-            if (n < 0) {
-                if (errno == EAGAIN || errno == EWOULDBLOCK)
-                    break;
-                if (errno == EINTR)
-                    continue;
-                return err_call(tt->so->recv_call, errno);
-            }
-            *progressed = 1;
-            tt->recv_off += (size_t)n;
         }
         if (tt->recv_off == HDR_BYTES) {
             uint32_t len, tag;

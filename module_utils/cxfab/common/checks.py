@@ -114,6 +114,11 @@ def check(check_id, target, status, expected, observed, message="", **extra) -> 
     }
 
 
+def judged(check_id, target, ok, expected, observed, message="", **extra) -> dict:
+    """A check that passes when `ok` and fails otherwise (see check())."""
+    return check(check_id, target, "pass" if ok else "fail", expected, observed, message, **extra)
+
+
 class Checks(list):
     """Checks of one target, in the order they are made."""
 
@@ -123,9 +128,7 @@ class Checks(list):
 
     def judge(self, check_id, ok, expected, observed, message=""):
         """Pass when `ok`; a failure's message defaults to expected vs observed."""
-        self.append(
-            check(check_id, self.target, "pass" if ok else "fail", expected, observed, message)
-        )
+        self.append(judged(check_id, self.target, ok, expected, observed, message))
 
     def fail(self, check_id, expected, observed, message=""):
         self.judge(check_id, False, expected, observed, message)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import schema
+from . import runstamp, schema
 from .ipoib import max_mtu as ipoib_max_mtu
 
 # Top-level key of the fabric document -> inventory variable (group_vars/all).
@@ -38,8 +38,8 @@ RUN_SETTINGS = (
     "cxfab_fabric",
     "cxfab_nic_local_cpus",
     "cxfab_structured",
-    "cxfab_fabric_run",
-    "cxfab_structured_run",
+    runstamp.FABRIC_STAMP_FACT,
+    runstamp.STRUCTURED_STAMP_FACT,
     "cxfab_switch_known_hosts",
     "cxfab_switch_host_key_checking",
     "cxfab_switch_repair",

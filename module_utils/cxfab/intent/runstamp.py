@@ -16,6 +16,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# The facts holding the stamp of the run that computed cxfab_fabric (the validator)
+# and cxfab_structured (the structured-config writer).
+FABRIC_STAMP_FACT = "cxfab_fabric_run"
+STRUCTURED_STAMP_FACT = "cxfab_structured_run"
+
 
 def _read(path: str) -> str:
     try:

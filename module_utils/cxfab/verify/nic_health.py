@@ -148,13 +148,15 @@ def _down_events(data: dict) -> dict[str, int]:
     return found
 
 
+# Why a flap or counter check is unmeasured when verify's first snapshot is missing.
+NO_START_SNAPSHOT = "no start snapshot (taken at the start of verify)"
+
+
 def flap_check(target, start, end) -> dict:
     netdev = end["netdev"]
     check_id, expected = f"flap.{netdev}", "no link-down event during verify"
     if start is None:
-        return unmeasured(
-            check_id, target, expected, "no start snapshot (taken at the start of verify)"
-        )
+        return unmeasured(check_id, target, expected, NO_START_SNAPSHOT)
     before, after = _down_events(start), _down_events(end)
     common = sorted(set(before) & set(after))
     if not common:
@@ -176,9 +178,7 @@ def counters_check(target, start, end) -> dict:
     netdev = end["netdev"]
     check_id, expected = f"counters.{netdev}", "no error or discard counter grew during verify"
     if start is None:
-        return unmeasured(
-            check_id, target, expected, "no start snapshot (taken at the start of verify)"
-        )
+        return unmeasured(check_id, target, expected, NO_START_SNAPSHOT)
     for snapshot in (start, end):
         if snapshot.get("counters_error"):
             return check(

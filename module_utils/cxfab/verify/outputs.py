@@ -67,6 +67,11 @@ def _labels(**labels) -> str:
     return "{" + ",".join(f'{k}="{_label(v)}"' for k, v in labels.items()) + "}"
 
 
+def _vlan_rate(entry: dict, mbps) -> tuple[str, float]:
+    """The labels of a QoS measurement's VLAN and a rate of it (Mb/s) in bytes per second."""
+    return _labels(target=entry["target"], vlan=entry["vlan"]), float(mbps) * 1e6 / 8
+
+
 def _metric(lines: list[str], name: str, help_text: str, samples: list[tuple[str, float]]):
     if not samples:
         return
@@ -119,20 +124,13 @@ def prometheus_text(report: dict) -> str:
         lines,
         "cxfab_qos_throughput_bytes_per_second",
         "Throughput measured per VLAN by the QoS measurement.",
-        [
-            (_labels(target=p["target"], vlan=p["vlan"]), float(p["measured_mbps"]) * 1e6 / 8)
-            for p in qos
-        ],
+        [_vlan_rate(p, p["measured_mbps"]) for p in qos],
     )
     _metric(
         lines,
         "cxfab_qos_limit_bytes_per_second",
         "The rate limit of a limited VLAN, as the QoS measurement shaped it.",
-        [
-            (_labels(target=p["target"], vlan=p["vlan"]), float(p["limit_mbps"]) * 1e6 / 8)
-            for p in qos
-            if p.get("limit_mbps")
-        ],
+        [_vlan_rate(p, p["limit_mbps"]) for p in qos if p.get("limit_mbps")],
     )
     generated = (report.get("meta") or {}).get("generated")
     try:

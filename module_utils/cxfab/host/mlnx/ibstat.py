@@ -23,6 +23,7 @@ Two layouts, both from ibstat.c. Without arguments every CA is listed::
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -54,17 +55,7 @@ class IbPort:
         return self.link_layer in ("InfiniBand", "IB")
 
     def as_dict(self) -> dict:
-        return {
-            "ca": self.ca,
-            "port": self.port,
-            "state": self.state,
-            "physical_state": self.physical_state,
-            "rate_gbps": self.rate_gbps,
-            "rate_note": self.rate_note,
-            "base_lid": self.base_lid,
-            "sm_lid": self.sm_lid,
-            "link_layer": self.link_layer,
-        }
+        return dataclasses.asdict(self)
 
 
 def _excerpt(text: str) -> str:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...common.parsing import reads_as
+
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 _ROW_RE = re.compile(r"^(?P<key>\S[^:]*?)\s*:\s?(?P<value>.*)$")
 _TEMPERATURE_RE = re.compile(r"^(-?\d+(?:\.\d+)?)")
@@ -216,15 +218,7 @@ def parse_mlxlink(text: str, command: str = "mlxlink") -> LinkReport:
         raw_errors_per_lane=tuple(n for n in lane_counts if n is not None),
         link_down_counter=_int(_value(counters, "Link Down Counter")),
         recovery_counter=_int(_value(counters, "Link Error Recovery Counter")),
-        minutes_since_clear=float(minutes) if minutes and _is_float(minutes) else None,
+        minutes_since_clear=float(minutes) if minutes and reads_as(float, minutes) else None,
         module=_module(sections.get(MODULE) or {}),
         sections=sections,
     )
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

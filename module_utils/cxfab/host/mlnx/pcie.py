@@ -13,6 +13,7 @@ The usable bandwidth is computed like the kernel's own warning (seed 000:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -87,10 +88,7 @@ class PcieLink:
 
     def as_dict(self) -> dict:
         return {
-            "speed_gts": self.speed_gts,
-            "width": self.width,
-            "max_speed_gts": self.max_speed_gts,
-            "max_width": self.max_width,
+            **dataclasses.asdict(self),
             "gbps": round(self.gbps, 3),
             "max_gbps": round(self.max_gbps, 3),
             "degraded": self.degraded,

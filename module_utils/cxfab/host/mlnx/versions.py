@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ...common.versions import compare_numbers
+
 _VERSION_RE = re.compile(r"^\d+(\.\d+)*$")
 
 
@@ -26,11 +28,7 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 def compare_versions(left: str, right: str) -> int:
     """Return -1, 0 or 1 as left is older than, equal to or newer than right."""
-    a, b = parse_version(left), parse_version(right)
-    width = max(len(a), len(b))
-    a += (0,) * (width - len(a))
-    b += (0,) * (width - len(b))
-    return (a > b) - (a < b)
+    return compare_numbers(parse_version(left), parse_version(right))
 
 
 def same_version(left: str | None, right: str | None) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 import ipaddress
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +105,12 @@ class FabricView:
     def peer_names(self, pair: dict) -> list[str]:
         return [peer["name"] for peer in pair["peers"]]
 
+    def mlag_pairs(self) -> Iterator[tuple[int, dict, dict]]:
+        """(index, pair, its mlag section) of every switch pair with MLAG."""
+        for p, pair in enumerate(self.pairs):
+            if "mlag" in pair:
+                yield p, pair, pair["mlag"]
+
     def present_mpos(self, pair: dict) -> Iterator[tuple[int, dict]]:
         for index, mpo in enumerate(pair["mpos"]):
             if mpo["state"] == "present":
@@ -142,6 +148,24 @@ class FabricView:
         return names
 
 
+# ------------------------------------------------------------------ walking helpers
+
+
+def repeats(
+    places: Iterable[tuple[tuple[Any, ...], Hashable, Any]],
+) -> Iterator[tuple[tuple[Any, ...], Hashable, Any]]:
+    """(path, key, label of its first owner) of each place whose key an earlier place has.
+
+    `places` are (path, key, label) in report order; the first place of a key
+    owns it, and every later one is the repeat a uniqueness rule reports.
+    """
+    owner: dict[Hashable, Any] = {}
+    for path, key, label in places:
+        if key in owner:
+            yield path, key, owner[key]
+        owner.setdefault(key, label)
+
+
 # ------------------------------------------------------------------ address helpers
 
 
@@ -173,6 +197,13 @@ def mac_problem(text: str) -> str | None:
     if octets[0] & 1:
         return "is a multicast/broadcast MAC (first octet is odd); it must be unicast"
     return None
+
+
+def unicast_mac_findings(path: tuple[Any, ...], mac: str | None) -> Iterator[Finding]:
+    """The finding for a router/system MAC at `path` that cannot be one (none when unset)."""
+    problem = mac and mac_problem(mac)
+    if problem:
+        yield path, f"{mac} {problem}"
 
 
 # Register the rules: import the section modules in report order.

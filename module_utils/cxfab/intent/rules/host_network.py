@@ -3,16 +3,17 @@ IRQs, RDMA devices (the adapters, bond and cabling: hosts.py)."""
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 
-from . import FabricView, Finding, interface, is_host_address, network, rule
+from . import FabricView, Finding, interface, is_host_address, network, repeats, rule
 from .hosts import (
     MODEL_RDMA_DRIVER,
-    _host_addresses,
     _hosts,
     _port_by_netdev,
     _speed_mbps,
+    cabled_bonds,
+    host_addresses,
+    host_entries,
     host_vlan_ids,
 )
 
@@ -47,13 +48,9 @@ def host_vlans_need_bond(view: FabricView) -> Iterator[Finding]:
 
 @rule("host-vlan-exists", "Host VLANs are defined (present) in cxfab_vlans.")
 def host_vlan_exists(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for v, vlan in enumerate(host["vlans"]):
-            if vlan["id"] not in view.vlan_by_id and not view.was_dropped("vlan", vlan["id"]):
-                yield (
-                    ("hosts", name, "vlans", v, "id"),
-                    f"VLAN {vlan['id']} is not defined in cxfab_vlans",
-                )
+    for path, vlan, _ in host_entries(view, "vlans"):
+        if vlan["id"] not in view.vlan_by_id and not view.was_dropped("vlan", vlan["id"]):
+            yield (*path, "id"), f"VLAN {vlan['id']} is not defined in cxfab_vlans"
 
 
 @rule(
@@ -62,21 +59,14 @@ def host_vlan_exists(view: FabricView) -> Iterator[Finding]:
     "access_vlan.",
 )
 def host_vlan_allowed_on_mpo(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        _, mpo = view.host_bond_pair_mpo(host)
-        if mpo is None:
-            continue
+    for (_, name, _), host, _, mpo in cabled_bonds(view):
         for v, vlan in enumerate(host["vlans"]):
             if vlan["id"] not in mpo["allowed_vlans"]:
-                yield (
-                    ("hosts", name, "vlans", v, "id"),
-                    f"VLAN {vlan['id']} is not in allowed_vlans of MPO {mpo['id']}",
-                )
+                reason = f"VLAN {vlan['id']} is not in allowed_vlans of MPO {mpo['id']}"
+                yield ("hosts", name, "vlans", v, "id"), reason
         if "address" in host["bond"] and "access_vlan" not in mpo:
-            yield (
-                ("hosts", name, "bond", "address"),
-                f"an untagged address needs access_vlan on MPO {mpo['id']}",
-            )
+            reason = f"an untagged address needs access_vlan on MPO {mpo['id']}"
+            yield ("hosts", name, "bond", "address"), reason
 
 
 @rule(
@@ -110,82 +100,71 @@ def host_mtu_fits(view: FabricView) -> Iterator[Finding]:
                 )
 
 
+def _addresses_in_vlans(view: FabricView) -> Iterator[tuple[tuple, dict, str]]:
+    """(document path, VLAN, address) of every host address whose VLAN is defined."""
+    for path, vlan_id, address in host_addresses(view):
+        vlan = view.vlan_by_id.get(vlan_id)
+        if vlan:
+            yield path, vlan, address
+
+
 @rule(
     "host-address-in-subnet",
     "Host addresses are host addresses inside their VLAN's subnet, with its prefix length.",
 )
 def host_address_in_subnet(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, vlan_id, address in _host_addresses(view, host):
-            vlan = view.vlan_by_id.get(vlan_id)
-            if not vlan or "subnet" not in vlan:
-                continue
-            subnet = network(vlan["subnet"])
-            iface = interface(address)
-            full = ("hosts", name, *path)
-            if iface.ip not in subnet:
-                yield full, f"{address} is outside the subnet {subnet} of VLAN {vlan_id}"
-            elif iface.network != subnet:
-                yield (
-                    full,
-                    f"{address} has prefix length /{iface.network.prefixlen}; "
-                    f"VLAN {vlan_id} is {subnet}",
-                )
-            elif not is_host_address(iface):
-                yield full, f"{address} is the network or broadcast address of {subnet}"
+    for path, vlan, address in _addresses_in_vlans(view):
+        if "subnet" not in vlan:
+            continue
+        subnet = network(vlan["subnet"])
+        iface = interface(address)
+        if iface.ip not in subnet:
+            yield path, f"{address} is outside the subnet {subnet} of VLAN {vlan['id']}"
+        elif iface.network != subnet:
+            prefix = iface.network.prefixlen
+            yield path, f"{address} has prefix length /{prefix}; VLAN {vlan['id']} is {subnet}"
+        elif not is_host_address(iface):
+            yield path, f"{address} is the network or broadcast address of {subnet}"
 
 
 @rule("host-address-not-gateway", "Host addresses are not the VLAN's virtual IP or an SVI address.")
 def host_address_not_gateway(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, vlan_id, address in _host_addresses(view, host):
-            vlan = view.vlan_by_id.get(vlan_id)
-            if not vlan:
-                continue
-            ip = str(interface(address).ip)
-            full = ("hosts", name, *path)
-            if ip == vlan["gateway"].get("virtual_ip"):
-                yield full, f"{ip} is the gateway virtual IP of VLAN {vlan_id}"
-            for peer, svi in vlan["svi_addresses"].items():
-                if ip == str(interface(svi).ip):
-                    yield full, f"{ip} is the SVI address of {peer} in VLAN {vlan_id}"
+    for path, vlan, address in _addresses_in_vlans(view):
+        ip = str(interface(address).ip)
+        if ip == vlan["gateway"].get("virtual_ip"):
+            yield path, f"{ip} is the gateway virtual IP of VLAN {vlan['id']}"
+        svi_peers = [
+            peer for peer, svi in vlan["svi_addresses"].items() if ip == str(interface(svi).ip)
+        ]
+        for peer in svi_peers:
+            yield path, f"{ip} is the SVI address of {peer} in VLAN {vlan['id']}"
 
 
 @rule("host-address-unique", "No two host interfaces share an address.")
 def host_address_unique(view: FabricView) -> Iterator[Finding]:
-    owner: dict[ipaddress.IPv4Address, str] = {}
-    for name, host in _hosts(view):
-        for path, _, address in _host_addresses(view, host):
-            ip = interface(address).ip
-            if ip in owner:
-                yield ("hosts", name, *path), f"{ip} is already used by {owner[ip]}"
-            owner.setdefault(ip, f"host {name}")
+    places = (
+        (path, interface(address).ip, f"host {path[1]}")
+        for path, _, address in host_addresses(view)
+    )
+    for path, ip, owner in repeats(places):
+        yield path, f"{ip} is already used by {owner}"
 
 
 @rule("qos-vlan-is-host-vlan", "A QoS entry's vlan is a VLAN of the host.")
 def qos_vlan_is_host_vlan(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        ids = host_vlan_ids(view, host)
-        for q, entry in enumerate(host["qos"]):
-            if entry["vlan"] not in ids:
-                yield (
-                    ("hosts", name, "qos", q, "vlan"),
-                    f"VLAN {entry['vlan']} is not a VLAN of this host (cxfab_host.vlans)",
-                )
+    for path, entry, host in host_entries(view, "qos"):
+        if entry["vlan"] not in host_vlan_ids(view, host):
+            reason = f"VLAN {entry['vlan']} is not a VLAN of this host (cxfab_host.vlans)"
+            yield (*path, "vlan"), reason
 
 
 @rule("qos-rate-within-link", "A QoS rate limit does not exceed the speed of the bond's ports.")
 def qos_rate_within_link(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
+    for path, entry, host in host_entries(view, "qos"):
         speed = _speed_mbps(host)
-        if speed is None:
-            continue
-        for q, entry in enumerate(host["qos"]):
-            if entry.get("rate_limit_mbps", 0) > speed:
-                yield (
-                    ("hosts", name, "qos", q, "rate_limit_mbps"),
-                    f"{entry['rate_limit_mbps']} Mb/s exceeds the port speed of {speed} Mb/s",
-                )
+        if speed is not None and entry.get("rate_limit_mbps", 0) > speed:
+            reason = f"{entry['rate_limit_mbps']} Mb/s exceeds the port speed of {speed} Mb/s"
+            yield (*path, "rate_limit_mbps"), reason
 
 
 @rule(
@@ -238,15 +217,12 @@ def qos_traffic_class_consistent(view: FabricView) -> Iterator[Finding]:
 )
 def qos_user_priority_unique(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
-        owner: dict[int, int] = {}
-        for q, entry in enumerate(host["qos"]):
-            up = entry["user_priority"]
-            if up in owner:
-                yield (
-                    ("hosts", name, "qos", q, "user_priority"),
-                    f"user priority {up} is already used by VLAN {owner[up]}",
-                )
-            owner.setdefault(up, entry["vlan"])
+        entries = (
+            (("hosts", name, "qos", q, "user_priority"), entry["user_priority"], entry["vlan"])
+            for q, entry in enumerate(host["qos"])
+        )
+        for path, priority, vlan_id in repeats(entries):
+            yield path, f"user priority {priority} is already used by VLAN {vlan_id}"
 
 
 @rule("irq-cpus-policy", "irq_affinity.cpus is given for policy cpulist, and only then.")

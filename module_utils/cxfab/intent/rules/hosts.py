@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from . import FabricView, Finding, rule
+from . import FabricView, Finding, repeats, rule
 
 # Highest port speed (Gb/s) of each adapter family.
 MODEL_MAX_SPEED_GBPS = {
@@ -50,6 +50,37 @@ def _ports(host: dict) -> Iterator[tuple[tuple, dict, dict]]:
             yield ("nics", n, "ports", p), port, nic
 
 
+def host_ports(view: FabricView) -> Iterator[tuple[tuple, dict, dict]]:
+    """(document path, port, nic) of every adapter port of every host."""
+    for name, host in _hosts(view):
+        for path, port, nic in _ports(host):
+            yield ("hosts", name, *path), port, nic
+
+
+def host_entries(view: FabricView, key: str) -> Iterator[tuple[tuple, dict, dict]]:
+    """(document path, entry, host) of every entry of the host list `key` (nics, vlans, qos)."""
+    for name, host in _hosts(view):
+        for index, entry in enumerate(host[key]):
+            yield ("hosts", name, key, index), entry, host
+
+
+def _bond_members(view: FabricView) -> Iterator[tuple[tuple, str, dict, dict]]:
+    """(document path, netdev, host, its ports by netdev) of every bond member."""
+    for name, host in _hosts(view):
+        bond = host.get("bond")
+        ports = _port_by_netdev(host)
+        for index, member in enumerate(bond["members"] if bond else []):
+            yield ("hosts", name, "bond", "members", index), member, host, ports
+
+
+def cabled_bonds(view: FabricView) -> Iterator[tuple[tuple, dict, dict, dict]]:
+    """(document path of the bond, host, switch pair, MPO) of every bond whose MPO exists."""
+    for name, host in _hosts(view):
+        pair, mpo = view.host_bond_pair_mpo(host)
+        if mpo is not None:
+            yield ("hosts", name, "bond"), host, pair, mpo
+
+
 def _port_by_netdev(host: dict) -> dict[str, tuple[tuple, dict, dict]]:
     found: dict[str, tuple[tuple, dict, dict]] = {}
     for path, port, nic in _ports(host):
@@ -79,6 +110,13 @@ def _host_addresses(view: FabricView, host: dict) -> Iterator[tuple[tuple, int, 
             yield ("vlans", v, "address"), vlan["id"], vlan["address"]
 
 
+def host_addresses(view: FabricView) -> Iterator[tuple[tuple, int, str]]:
+    """(document path, VLAN id, address) of every host address on the fabric."""
+    for name, host in _hosts(view):
+        for path, vlan_id, address in _host_addresses(view, host):
+            yield ("hosts", name, *path), vlan_id, address
+
+
 def _speed_mbps(host: dict) -> int | None:
     """Slowest bond member speed in Mb/s (the rate a QoS class can reach), if known."""
     ports = _port_by_netdev(host)
@@ -100,69 +138,48 @@ def bond_switch_pair_exists(view: FabricView) -> Iterator[Finding]:
             and not view.was_dropped("pair", bond["switch_pair"])
         ):
             known = ", ".join(view.pair_by_name)
-            yield (
-                ("hosts", name, "bond", "switch_pair"),
-                f"switch pair {bond['switch_pair']} is not defined (known: {known})",
-            )
+            reason = f"switch pair {bond['switch_pair']} is not defined (known: {known})"
+            yield ("hosts", name, "bond", "switch_pair"), reason
 
 
 @rule("bond-mpo-exists", "bond.mpo is a present MLAG port-channel of that switch pair.")
 def bond_mpo_exists(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
         pair, mpo = view.host_bond_pair_mpo(host)
-        if (
-            pair is not None
-            and mpo is None
-            and not view.was_dropped("mpo", (pair["name"], host["bond"]["mpo"]))
-        ):
-            yield (
-                ("hosts", name, "bond", "mpo"),
-                f"MPO {host['bond']['mpo']} is not a present MLAG port-channel of "
-                f"switch pair {pair['name']}",
+        if pair is None or mpo is not None:
+            continue
+        mpo_id = host["bond"]["mpo"]
+        if not view.was_dropped("mpo", (pair["name"], mpo_id)):
+            reason = (
+                f"MPO {mpo_id} is not a present MLAG port-channel of switch pair {pair['name']}"
             )
+            yield ("hosts", name, "bond", "mpo"), reason
 
 
 @rule("mpo-single-host", "No two hosts' bonds use the same MLAG port-channel.")
 def mpo_single_host(view: FabricView) -> Iterator[Finding]:
-    owner: dict[tuple[str, int], str] = {}
-    for name, host in _hosts(view):
-        bond = host.get("bond")
-        if not bond:
-            continue
-        key = (bond["switch_pair"], bond["mpo"])
-        if key in owner:
-            yield (
-                ("hosts", name, "bond", "mpo"),
-                f"MPO {bond['mpo']} of {bond['switch_pair']} already serves host {owner[key]}",
-            )
-        owner.setdefault(key, name)
+    bonds = (
+        (("hosts", name, "bond", "mpo"), (host["bond"]["switch_pair"], host["bond"]["mpo"]), name)
+        for name, host in _hosts(view)
+        if host.get("bond")
+    )
+    for path, (pair_name, mpo_id), owner in repeats(bonds):
+        yield path, f"MPO {mpo_id} of {pair_name} already serves host {owner}"
 
 
 @rule("bond-members-are-nic-ports", "Bond members are netdevs of the host's adapter ports.")
 def bond_members_are_nic_ports(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        bond = host.get("bond")
-        ports = _port_by_netdev(host)
-        for i, member in enumerate(bond["members"] if bond else []):
-            if member not in ports and member != host["mgmt_interface"]:
-                yield (
-                    ("hosts", name, "bond", "members", i),
-                    f"{member} is not the netdev of any port in cxfab_host.nics",
-                )
+    for path, member, host, ports in _bond_members(view):
+        if member not in ports and member != host["mgmt_interface"]:
+            yield path, f"{member} is not the netdev of any port in cxfab_host.nics"
 
 
 @rule("bond-member-eth", "Bond member ports have link_type eth.")
 def bond_member_eth(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        bond = host.get("bond")
-        ports = _port_by_netdev(host)
-        for member in bond["members"] if bond else []:
-            if member in ports and ports[member][1]["link_type"] != "eth":
-                path = ports[member][0]
-                yield (
-                    ("hosts", name, *path, "link_type"),
-                    f"port {member} is a bond member and must be eth, not ib",
-                )
+    for (_, name, *_), member, _, ports in _bond_members(view):
+        if member in ports and ports[member][1]["link_type"] != "eth":
+            port_path = ("hosts", name, *ports[member][0], "link_type")
+            yield port_path, f"port {member} is a bond member and must be eth, not ib"
 
 
 @rule(
@@ -170,30 +187,23 @@ def bond_member_eth(view: FabricView) -> Iterator[Finding]:
     "A bond member's peer/peer_port is a member port of the bond's MPO on that peer.",
 )
 def bond_port_cabling(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        pair, mpo = view.host_bond_pair_mpo(host)
-        if mpo is None:
-            continue
+    for (_, name, _), host, pair, mpo in cabled_bonds(view):
         ports = _port_by_netdev(host)
         peers = view.peer_names(pair)
-        for member in host["bond"]["members"]:
-            if member not in ports:
-                continue
-            path, port, _ = ports[member]
+        cabled = (ports[m] for m in host["bond"]["members"] if m in ports)
+        for path, port, _ in cabled:
             if "peer" not in port or "peer_port" not in port:
                 continue
-            if port["peer"] not in peers:
+            base, peer = ("hosts", name, *path), port["peer"]
+            if peer not in peers:
                 yield (
-                    ("hosts", name, *path, "peer"),
-                    f"{port['peer']} is not a peer of switch pair {pair['name']} "
+                    (*base, "peer"),
+                    f"{peer} is not a peer of switch pair {pair['name']} "
                     f"(the bond's pair: {', '.join(peers)})",
                 )
-            elif port["peer_port"] not in mpo["members"].get(port["peer"], []):
-                yield (
-                    ("hosts", name, *path, "peer_port"),
-                    f"{port['peer']} port {port['peer_port']} is not a member of MPO "
-                    f"{mpo['id']} on {port['peer']}",
-                )
+            elif port["peer_port"] not in mpo["members"].get(peer, []):
+                reason = f"{peer} port {port['peer_port']} is not a member of MPO {mpo['id']}"
+                yield (*base, "peer_port"), f"{reason} on {peer}"
 
 
 @rule(
@@ -201,16 +211,13 @@ def bond_port_cabling(view: FabricView) -> Iterator[Finding]:
     "Bond mode 802.3ad faces an MPO with LACP (active/passive); a static MPO (on) does not.",
 )
 def bond_lacp_matches_mpo(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        _, mpo = view.host_bond_pair_mpo(host)
-        if mpo is None:
-            continue
-        lacp_bond = host["bond"]["mode"] == "802.3ad"
-        lacp_mpo = mpo["lacp_mode"] != "on"
-        if lacp_bond != lacp_mpo:
+    for path, host, _, mpo in cabled_bonds(view):
+        mode = host["bond"]["mode"]
+        # 802.3ad speaks LACP; an MPO speaks it unless its lacp_mode is on (static).
+        if (mode == "802.3ad") != (mpo["lacp_mode"] != "on"):
             yield (
-                ("hosts", name, "bond", "mode"),
-                f"bond mode {host['bond']['mode']} does not match MPO {mpo['id']} "
+                (*path, "mode"),
+                f"bond mode {mode} does not match MPO {mpo['id']} "
                 f"lacp_mode {mpo['lacp_mode']} (802.3ad needs LACP active/passive)",
             )
 
@@ -222,19 +229,14 @@ def bond_lacp_matches_mpo(view: FabricView) -> Iterator[Finding]:
     "22.x.y, ConnectX-6 Lx 26.x.y, ConnectX-7 28.x.y).",
 )
 def nic_firmware_family(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for n, nic in enumerate(host["nics"]):
-            firmware = nic.get("firmware")
-            if not firmware:
-                continue
-            major = int(firmware["version"].split(".", 1)[0])
-            want = MODEL_FIRMWARE_MAJOR[nic["model"]]
-            if major != want:
-                yield (
-                    ("hosts", name, "nics", n, "firmware", "version"),
-                    f"{firmware['version']} is not a {nic['model']} firmware "
-                    f"(a {nic['model']} runs {want}.x.y)",
-                )
+    for path, nic, _ in host_entries(view, "nics"):
+        version = (nic.get("firmware") or {}).get("version")
+        want = MODEL_FIRMWARE_MAJOR[nic["model"]]
+        if version and int(version.split(".", 1)[0]) != want:
+            reason = (
+                f"{version} is not a {nic['model']} firmware (a {nic['model']} runs {want}.x.y)"
+            )
+            yield (*path, "firmware", "version"), reason
 
 
 @rule(
@@ -242,13 +244,10 @@ def nic_firmware_family(view: FabricView) -> Iterator[Finding]:
     "Ethernet-only adapters (ConnectX-4 Lx, 6 Dx, 6 Lx) have no ib ports.",
 )
 def nic_link_type_supported(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, port, nic in _ports(host):
-            if port["link_type"] == "ib" and nic["model"] in ETHERNET_ONLY_MODELS:
-                yield (
-                    ("hosts", name, *path, "link_type"),
-                    f"{nic['model']} is Ethernet-only; link_type ib is not available",
-                )
+    for path, port, nic in host_ports(view):
+        if port["link_type"] == "ib" and nic["model"] in ETHERNET_ONLY_MODELS:
+            reason = f"{nic['model']} is Ethernet-only; link_type ib is not available"
+            yield (*path, "link_type"), reason
 
 
 @rule(
@@ -256,26 +255,20 @@ def nic_link_type_supported(view: FabricView) -> Iterator[Finding]:
     "nics[].nv_config leaves LINK_TYPE_P<n> to ports[].link_type (one owner per parameter).",
 )
 def nv_config_not_link_type(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for n, nic in enumerate(host["nics"]):
-            for param in nic.get("nv_config") or {}:
-                if str(param).startswith("LINK_TYPE_P"):
-                    yield (
-                        ("hosts", name, "nics", n, "nv_config", param),
-                        "the port protocol is set by ports[].link_type; remove it here",
-                    )
+    reason = "the port protocol is set by ports[].link_type; remove it here"
+    for path, nic, _ in host_entries(view, "nics"):
+        params = nic.get("nv_config") or {}
+        for param in (p for p in params if str(p).startswith("LINK_TYPE_P")):
+            yield (*path, "nv_config", param), reason
 
 
 @rule("nic-speed-within-model", "A port's speed_gbps does not exceed its adapter family's maximum.")
 def nic_speed_within_model(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, port, nic in _ports(host):
-            top = MODEL_MAX_SPEED_GBPS[nic["model"]]
-            if port.get("speed_gbps", 0) > top:
-                yield (
-                    ("hosts", name, *path, "speed_gbps"),
-                    f"{port['speed_gbps']} Gb/s exceeds the {top} Gb/s of a {nic['model']}",
-                )
+    for path, port, nic in host_ports(view):
+        top = MODEL_MAX_SPEED_GBPS[nic["model"]]
+        if port.get("speed_gbps", 0) > top:
+            reason = f"{port['speed_gbps']} Gb/s exceeds the {top} Gb/s of a {nic['model']}"
+            yield (*path, "speed_gbps"), reason
 
 
 @rule(
@@ -283,69 +276,56 @@ def nic_speed_within_model(view: FabricView) -> Iterator[Finding]:
     "A port's peer is a fabric switch, given together with peer_port, never an IPL port.",
 )
 def nic_peer_known(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, port, _ in _ports(host):
-            base = ("hosts", name, *path)
-            if ("peer" in port) != ("peer_port" in port):
-                missing = "peer_port" if "peer" in port else "peer"
-                yield (*base, missing), "peer and peer_port are given together"
-                continue
-            if "peer" not in port:
-                continue
-            pair = view.peer_pair.get(port["peer"])
-            if pair is None and view.was_dropped("peer", port["peer"]):
-                continue
-            if pair is None:
-                yield (*base, "peer"), f"{port['peer']} is not a peer of any switch pair"
-            elif "mlag" in pair and port["peer_port"] in pair["mlag"]["ipl"]["members"].get(
-                port["peer"], []
-            ):
-                yield (
-                    (*base, "peer_port"),
-                    f"{port['peer']} port {port['peer_port']} is an IPL member port",
-                )
+    for base, port, _ in host_ports(view):
+        if ("peer" in port) != ("peer_port" in port):
+            missing = "peer_port" if "peer" in port else "peer"
+            yield (*base, missing), "peer and peer_port are given together"
+            continue
+        if "peer" not in port:
+            continue
+        pair = view.peer_pair.get(port["peer"])
+        if pair is None and view.was_dropped("peer", port["peer"]):
+            continue
+        if pair is None:
+            yield (*base, "peer"), f"{port['peer']} is not a peer of any switch pair"
+        elif "mlag" in pair and port["peer_port"] in pair["mlag"]["ipl"]["members"].get(
+            port["peer"], []
+        ):
+            reason = f"{port['peer']} port {port['peer_port']} is an IPL member port"
+            yield (*base, "peer_port"), reason
 
 
 @rule("switch-port-single-host", "No two host ports are cabled to the same switch port.")
 def switch_port_single_host(view: FabricView) -> Iterator[Finding]:
-    owner: dict[tuple[str, str], str] = {}
-    for name, host in _hosts(view):
-        for path, port, _ in _ports(host):
-            if "peer" not in port or "peer_port" not in port:
-                continue
-            key = (port["peer"], port["peer_port"])
-            label = f"{port['netdev']} of host {name}"
-            if key in owner:
-                yield (
-                    ("hosts", name, *path, "peer_port"),
-                    f"{key[0]} port {key[1]} is already cabled to {owner[key]}",
-                )
-            owner.setdefault(key, label)
+    cabled = (
+        (
+            (*path, "peer_port"),
+            (port["peer"], port["peer_port"]),
+            f"{port['netdev']} of host {path[1]}",
+        )
+        for path, port, _ in host_ports(view)
+        if "peer" in port and "peer_port" in port
+    )
+    for path, (peer, peer_port), owner in repeats(cabled):
+        yield path, f"{peer} port {peer_port} is already cabled to {owner}"
 
 
 @rule("netdev-unique", "Netdev names and PCI addresses are unique within a host.")
 def netdev_unique(view: FabricView) -> Iterator[Finding]:
     for name, host in _hosts(view):
-        seen: dict[str, str] = {}
-        pcis: dict[str, str] = {}
-        for n, nic in enumerate(host["nics"]):
-            if nic["pci"] in pcis:
-                yield (
-                    ("hosts", name, "nics", n, "pci"),
-                    f"{nic['pci']} is also the PCI address of adapter {pcis[nic['pci']]}",
-                )
-            pcis.setdefault(nic["pci"], nic["name"])
-        for path, port, nic in _ports(host):
-            label = f"port {port['port']} of {nic['name']}"
-            if port["netdev"] in seen:
-                yield (
-                    ("hosts", name, *path, "netdev"),
-                    f"{port['netdev']} is also the netdev of {seen[port['netdev']]}",
-                )
-            seen.setdefault(port["netdev"], label)
-        bond = host.get("bond")
-        if bond and bond["name"] in seen:
-            yield (
-                ("hosts", name, "bond", "name"),
-                f"{bond['name']} is also the netdev of {seen[bond['name']]}",
-            )
+        base = ("hosts", name)
+        adapters = (
+            ((*base, "nics", n, "pci"), nic["pci"], nic["name"])
+            for n, nic in enumerate(host["nics"])
+        )
+        for path, pci, other in repeats(adapters):
+            yield path, f"{pci} is also the PCI address of adapter {other}"
+        # The bond's name comes last: it repeats a port netdev, never the other way round.
+        netdevs = [
+            ((*base, *path, "netdev"), port["netdev"], f"port {port['port']} of {nic['name']}")
+            for path, port, nic in _ports(host)
+        ]
+        if host.get("bond"):
+            netdevs.append(((*base, "bond", "name"), host["bond"]["name"], "the bond"))
+        for path, netdev, other in repeats(netdevs):
+            yield path, f"{netdev} is also the netdev of {other}"

@@ -14,25 +14,22 @@ from collections.abc import Iterator
 
 from ..ipoib import CONNECTED_MAX_MTU, max_mtu
 from . import FabricView, Finding, interface, is_host_address, network, rule
-from .hosts import _host_addresses, _hosts, _ports
+from .hosts import _hosts, _ports, host_addresses, host_ports
 
 
-def _ipoib_ports(host: dict) -> Iterator[tuple[tuple, dict, dict]]:
-    for path, port, nic in _ports(host):
+def _ipoib_ports(view: FabricView) -> Iterator[tuple[tuple, dict]]:
+    """(document path, port) of every port with an ipoib block."""
+    for path, port, _ in host_ports(view):
         if port.get("ipoib") is not None:
-            yield path, port, nic
+            yield path, port
 
 
 @rule("ipoib-needs-ib-port", "An ipoib block sits only on a port with link_type ib.")
 def ipoib_needs_ib_port(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, port, _ in _ipoib_ports(host):
-            if port["link_type"] != "ib":
-                yield (
-                    ("hosts", name, *path, "ipoib"),
-                    f"port {port['netdev']} has link_type {port['link_type']}; "
-                    "IPoIB needs link_type ib",
-                )
+    for path, port in _ipoib_ports(view):
+        if port["link_type"] != "ib":
+            reason = f"has link_type {port['link_type']}; IPoIB needs link_type ib"
+            yield (*path, "ipoib"), f"port {port['netdev']} {reason}"
 
 
 @rule(
@@ -41,21 +38,20 @@ def ipoib_needs_ib_port(view: FabricView) -> Iterator[Finding]:
     "IB MTU, 4092 on 4096), at most 65520 in connected mode.",
 )
 def ipoib_mtu_fits_mode(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        for path, port, _ in _ipoib_ports(host):
-            ipoib = port["ipoib"]
-            top = max_mtu(ipoib["mode"], ipoib["ib_mtu"])
-            if ipoib["mtu"] <= top:
-                continue
-            if ipoib["mode"] == "datagram":
-                reason = (
-                    f"{ipoib['mtu']} exceeds the {top} bytes datagram mode carries on an "
-                    f"IB MTU of {ipoib['ib_mtu']} (minus the 4-byte IPoIB header); "
-                    f"mode connected allows up to {CONNECTED_MAX_MTU}"
-                )
-            else:
-                reason = f"{ipoib['mtu']} exceeds the {top} bytes of connected mode"
-            yield ("hosts", name, *path, "ipoib", "mtu"), reason
+    for path, port in _ipoib_ports(view):
+        ipoib = port["ipoib"]
+        top = max_mtu(ipoib["mode"], ipoib["ib_mtu"])
+        if ipoib["mtu"] <= top:
+            continue
+        if ipoib["mode"] == "datagram":
+            reason = (
+                f"{ipoib['mtu']} exceeds the {top} bytes datagram mode carries on an "
+                f"IB MTU of {ipoib['ib_mtu']} (minus the 4-byte IPoIB header); "
+                f"mode connected allows up to {CONNECTED_MAX_MTU}"
+            )
+        else:
+            reason = f"{ipoib['mtu']} exceeds the {top} bytes of connected mode"
+        yield (*path, "ipoib", "mtu"), reason
 
 
 @rule(
@@ -92,25 +88,20 @@ def ib_port_not_ethernet(view: FabricView) -> Iterator[Finding]:
 )
 def ipoib_address(view: FabricView) -> Iterator[Finding]:
     owner: dict[ipaddress.IPv4Address, str] = {}
-    for name, host in _hosts(view):
-        for path, _, address in _host_addresses(view, host):
-            owner.setdefault(interface(address).ip, f"host {name} ({'.'.join(map(str, path))})")
+    for (_, name, *path), _, address in host_addresses(view):
+        owner.setdefault(interface(address).ip, f"host {name} ({'.'.join(map(str, path))})")
     vlan_subnets = [(v["id"], network(v["subnet"])) for v in view.fabric["vlans"] if "subnet" in v]
-    for name, host in _hosts(view):
-        for path, port, _ in _ipoib_ports(host):
-            address = port["ipoib"].get("address")
-            if not address:
-                continue
-            full = ("hosts", name, *path, "ipoib", "address")
-            iface = interface(address)
-            clash = next((vid for vid, net in vlan_subnets if net.overlaps(iface.network)), None)
-            if not is_host_address(iface):
-                yield full, f"{address} is the network or broadcast address of {iface.network}"
-            elif iface.ip in owner:
-                yield full, f"{iface.ip} is already used by {owner[iface.ip]}"
-            elif clash is not None:
-                yield (
-                    full,
-                    f"{iface.network} overlaps the subnet of VLAN {clash}; IPoIB needs its own",
-                )
-            owner.setdefault(iface.ip, f"host {name} ({port['netdev']})")
+    for path, port in _ipoib_ports(view):
+        address = port["ipoib"].get("address")
+        if not address:
+            continue
+        full = (*path, "ipoib", "address")
+        iface = interface(address)
+        clash = next((vid for vid, net in vlan_subnets if net.overlaps(iface.network)), None)
+        if not is_host_address(iface):
+            yield full, f"{address} is the network or broadcast address of {iface.network}"
+        elif iface.ip in owner:
+            yield full, f"{iface.ip} is already used by {owner[iface.ip]}"
+        elif clash is not None:
+            yield full, f"{iface.network} overlaps the subnet of VLAN {clash}; IPoIB needs its own"
+        owner.setdefault(iface.ip, f"host {path[1]} ({port['netdev']})")

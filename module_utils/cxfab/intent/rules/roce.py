@@ -6,7 +6,8 @@ configured, so nothing of it can disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 
 from . import FabricView, Finding, rule
 
@@ -30,6 +31,18 @@ def _lossless(view: FabricView) -> dict | None:
     return roce if readable else None
 
 
+def _when_lossless(check: Callable[[FabricView, dict], Iterator[Finding]]) -> Callable:
+    """Run `check(view, roce)` only when lossless RoCE is on and readable (see _lossless)."""
+
+    @functools.wraps(check)
+    def checked(view: FabricView) -> Iterator[Finding]:
+        roce = _lossless(view)
+        if roce is not None:
+            yield from check(view, roce)
+
+    return checked
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -39,10 +52,8 @@ def _roce_vlans(roce: dict) -> set[int]:
 
 
 @rule("roce-vlans-exist", "With lossless RoCE, the RoCE VLANs are present VLANs of cxfab_vlans.")
-def roce_vlans_exist(view: FabricView) -> Iterator[Finding]:
-    roce = _lossless(view)
-    if roce is None:
-        return
+@_when_lossless
+def roce_vlans_exist(view: FabricView, roce: dict) -> Iterator[Finding]:
     if not roce["vlans"]:
         yield ("roce", "vlans"), "lossless: true needs the VLANs that carry RoCE (none listed)"
     for index, vlan_id in enumerate(roce["vlans"]):
@@ -56,10 +67,8 @@ def roce_vlans_exist(view: FabricView) -> Iterator[Finding]:
     "roce-dscp-on-priority",
     "The RoCE DSCP lands on the PFC priority under the default DSCP map (priority = DSCP / 8).",
 )
-def roce_dscp_on_priority(view: FabricView) -> Iterator[Finding]:
-    roce = _lossless(view)
-    if roce is None:
-        return
+@_when_lossless
+def roce_dscp_on_priority(view: FabricView, roce: dict) -> Iterator[Finding]:
     landed = roce["dscp"] // DSCP_PER_PRIORITY
     if landed != roce["priority"]:
         low = roce["priority"] * DSCP_PER_PRIORITY
@@ -72,10 +81,8 @@ def roce_dscp_on_priority(view: FabricView) -> Iterator[Finding]:
 
 
 @rule("roce-ecn-thresholds", "The ECN marking starts below the depth where it marks everything.")
-def roce_ecn_thresholds(view: FabricView) -> Iterator[Finding]:
-    roce = _lossless(view)
-    if roce is None:
-        return
+@_when_lossless
+def roce_ecn_thresholds(view: FabricView, roce: dict) -> Iterator[Finding]:
     ecn = roce["ecn"]
     if ecn["min_kb"] >= ecn["max_kb"]:
         yield (
@@ -88,10 +95,8 @@ def roce_ecn_thresholds(view: FabricView) -> Iterator[Finding]:
     "roce-egress-on-pfc-priority",
     "Every host RoCE VLAN's egress map writes the PFC priority, and no other VLAN's does.",
 )
-def roce_egress_on_pfc_priority(view: FabricView) -> Iterator[Finding]:
-    roce = _lossless(view)
-    if roce is None:
-        return
+@_when_lossless
+def roce_egress_on_pfc_priority(view: FabricView, roce: dict) -> Iterator[Finding]:
     priority, roce_vlans = roce["priority"], _roce_vlans(roce)
     for name, host in sorted(view.hosts.items()):
         qos_by_vlan = {
@@ -124,10 +129,8 @@ def roce_egress_on_pfc_priority(view: FabricView) -> Iterator[Finding]:
 
 
 @rule("roce-ipl-pfc", "With lossless RoCE, the IPL of a pair that carries RoCE runs PFC.")
-def roce_ipl_pfc(view: FabricView) -> Iterator[Finding]:
-    roce = _lossless(view)
-    if roce is None:
-        return
+@_when_lossless
+def roce_ipl_pfc(view: FabricView, roce: dict) -> Iterator[Finding]:
     roce_vlans = _roce_vlans(roce)
     for p, pair in enumerate(view.pairs):
         mlag = pair.get("mlag")

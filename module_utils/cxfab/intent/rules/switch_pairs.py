@@ -6,7 +6,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from ..schema.addresses import resolve
-from . import FabricView, Finding, interface, is_host_address, mac_problem, rule
+from . import FabricView, Finding, interface, is_host_address, rule, unicast_mac_findings
 
 
 def _pair_maps(pair: dict, p: int) -> Iterator[tuple[tuple, dict]]:
@@ -105,10 +105,8 @@ def peer_map_keys(view: FabricView) -> Iterator[Finding]:
 
 @rule("ipl-both-peers", "IPL members and IPL addresses are given for both peers.")
 def ipl_both_peers(view: FabricView) -> Iterator[Finding]:
-    for p, pair in enumerate(view.pairs):
-        if "mlag" not in pair:
-            continue
-        ipl = pair["mlag"]["ipl"]
+    for p, pair, mlag in view.mlag_pairs():
+        ipl = mlag["ipl"]
         for key in ("members", "addresses"):
             for name in view.peer_names(pair):
                 if name not in ipl[key]:
@@ -123,10 +121,8 @@ def ipl_both_peers(view: FabricView) -> Iterator[Finding]:
     "The two IPL addresses are different host addresses of one subnet.",
 )
 def ipl_addresses_mirrored(view: FabricView) -> Iterator[Finding]:
-    for p, pair in enumerate(view.pairs):
-        if "mlag" not in pair:
-            continue
-        addresses = pair["mlag"]["ipl"]["addresses"]
+    for p, pair, mlag in view.mlag_pairs():
+        addresses = mlag["ipl"]["addresses"]
         names = [name for name in view.peer_names(pair) if name in addresses]
         base = ("switch_pairs", p, "mlag", "ipl", "addresses")
         for name in names:
@@ -150,10 +146,8 @@ def ipl_addresses_mirrored(view: FabricView) -> Iterator[Finding]:
 
 @rule("ipl-vlan-not-data", "The IPL VLAN is not one of cxfab_vlans.")
 def ipl_vlan_not_data(view: FabricView) -> Iterator[Finding]:
-    for pair in view.pairs:
-        if "mlag" not in pair:
-            continue
-        ipl_vlan = pair["mlag"]["ipl"]["vlan"]
+    for _, pair, mlag in view.mlag_pairs():
+        ipl_vlan = mlag["ipl"]["vlan"]
         for v, vlan in enumerate(view.vlans):
             if vlan["id"] == ipl_vlan:
                 yield (
@@ -165,10 +159,8 @@ def ipl_vlan_not_data(view: FabricView) -> Iterator[Finding]:
 
 @rule("ipl-vlan-not-on-mpo", "The IPL VLAN is not allowed on any MLAG port-channel.")
 def ipl_vlan_not_on_mpo(view: FabricView) -> Iterator[Finding]:
-    for p, pair in enumerate(view.pairs):
-        if "mlag" not in pair:
-            continue
-        ipl_vlan = pair["mlag"]["ipl"]["vlan"]
+    for p, pair, mlag in view.mlag_pairs():
+        ipl_vlan = mlag["ipl"]["vlan"]
         for m, mpo in view.present_mpos(pair):
             base = ("switch_pairs", p, "mpos", m)
             if mpo.get("access_vlan") == ipl_vlan:
@@ -188,10 +180,8 @@ VIP_PREFIXES = (16, 30)
     "The MLAG VIP is a host address outside the IPL subnet and no switch's mgmt address.",
 )
 def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
-    for p, pair in enumerate(view.pairs):
-        if "mlag" not in pair:
-            continue
-        vip = interface(pair["mlag"]["vip"])
+    for p, pair, mlag in view.mlag_pairs():
+        vip = interface(mlag["vip"])
         path = ("switch_pairs", p, "mlag", "vip")
         low, high = VIP_PREFIXES
         if not low <= vip.network.prefixlen <= high:
@@ -204,7 +194,7 @@ def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
             )
         if not is_host_address(vip):
             yield path, f"{vip} is the network or broadcast address of its subnet"
-        for name, address in pair["mlag"]["ipl"]["addresses"].items():
+        for name, address in mlag["ipl"]["addresses"].items():
             if vip.ip in interface(address).network:
                 yield path, f"{vip.ip} lies in the IPL subnet of {name} ({address})"
                 break
@@ -219,10 +209,8 @@ def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
     "loopback address is an SSH forward and is not checked).",
 )
 def mlag_vip_in_mgmt_subnet(view: FabricView) -> Iterator[Finding]:
-    for p, pair in enumerate(view.pairs):
-        if "mlag" not in pair:
-            continue
-        vip = interface(pair["mlag"]["vip"])
+    for p, pair, mlag in view.mlag_pairs():
+        vip = interface(mlag["vip"])
         for peer in pair["peers"]:
             try:
                 address = ipaddress.IPv4Address(peer["mgmt_address"])
@@ -238,13 +226,10 @@ def mlag_vip_in_mgmt_subnet(view: FabricView) -> Iterator[Finding]:
 
 @rule("mlag-system-mac-unicast", "The MLAG system MAC is unicast and not all-zero.")
 def mlag_system_mac_unicast(view: FabricView) -> Iterator[Finding]:
-    for p, pair in enumerate(view.pairs):
-        if "mlag" not in pair:
-            continue
-        mac = pair["mlag"]["system_mac"]
-        problem = mac_problem(mac)
-        if problem:
-            yield ("switch_pairs", p, "mlag", "system_mac"), f"{mac} {problem}"
+    for p, _, mlag in view.mlag_pairs():
+        yield from unicast_mac_findings(
+            ("switch_pairs", p, "mlag", "system_mac"), mlag["system_mac"]
+        )
 
 
 @rule(

@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator
+from typing import Any
 
-from . import FabricView, Finding, interface, is_host_address, mac_problem, network, rule
+from . import (
+    FabricView,
+    Finding,
+    interface,
+    is_host_address,
+    network,
+    repeats,
+    rule,
+    unicast_mac_findings,
+)
 
 
 def _present(view: FabricView) -> Iterator[tuple[int, dict]]:
     for v, vlan in enumerate(view.vlans):
         if vlan["state"] == "present":
+            yield v, vlan
+
+
+def _gateways(view: FabricView, *modes: str) -> Iterator[tuple[int, dict]]:
+    """(index, VLAN) of the present VLANs whose gateway mode is one of `modes`."""
+    for v, vlan in _present(view):
+        if vlan["gateway"]["mode"] in modes:
             yield v, vlan
 
 
@@ -121,9 +138,7 @@ def svi_distinct(view: FabricView) -> Iterator[Finding]:
 def gateway_virtual_mac_unicast(view: FabricView) -> Iterator[Finding]:
     for v, vlan in _present(view):
         mac = vlan["gateway"].get("virtual_mac")
-        problem = mac and mac_problem(mac)
-        if problem:
-            yield ("vlans", v, "gateway", "virtual_mac"), f"{mac} {problem}"
+        yield from unicast_mac_findings(("vlans", v, "gateway", "virtual_mac"), mac)
 
 
 @rule(
@@ -131,9 +146,7 @@ def gateway_virtual_mac_unicast(view: FabricView) -> Iterator[Finding]:
     "A MAGP/VRRP gateway has SVI addresses on both peers of exactly one switch pair.",
 )
 def gateway_svi_both_peers(view: FabricView) -> Iterator[Finding]:
-    for v, vlan in _present(view):
-        if vlan["gateway"]["mode"] == "none":
-            continue
+    for v, vlan in _gateways(view, "magp", "vrrp"):
         pairs = view.vlan_pairs(vlan)
         path = ("vlans", v, "svi_addresses")
         if len(pairs) > 1:
@@ -154,76 +167,67 @@ def gateway_svi_both_peers(view: FabricView) -> Iterator[Finding]:
 
 @rule("magp-requires-mlag", "Gateway mode magp is only used on a switch pair with MLAG.")
 def magp_requires_mlag(view: FabricView) -> Iterator[Finding]:
-    for v, vlan in _present(view):
-        if vlan["gateway"]["mode"] != "magp":
-            continue
-        for pair in view.vlan_pairs(vlan):
-            if "mlag" not in pair:
-                yield (
-                    ("vlans", v, "gateway", "mode"),
-                    f"switch pair {pair['name']} has no mlag section; MAGP needs MLAG (use vrrp)",
-                )
+    for v, vlan in _gateways(view, "magp"):
+        for pair in (pair for pair in view.vlan_pairs(vlan) if "mlag" not in pair):
+            reason = f"switch pair {pair['name']} has no mlag section; MAGP needs MLAG (use vrrp)"
+            yield ("vlans", v, "gateway", "mode"), reason
 
 
 def _per_pair(view: FabricView, mode: str) -> dict[str, list[tuple[int, dict]]]:
     grouped: dict[str, list[tuple[int, dict]]] = {}
-    for v, vlan in _present(view):
-        if vlan["gateway"]["mode"] == mode:
-            for pair in view.vlan_pairs(vlan):
-                grouped.setdefault(pair["name"], []).append((v, vlan))
+    for v, vlan in _gateways(view, mode):
+        for pair in view.vlan_pairs(vlan):
+            grouped.setdefault(pair["name"], []).append((v, vlan))
     return grouped
+
+
+def _gateway_id_repeats(
+    view: FabricView, mode: str, key_path: tuple[str, ...]
+) -> Iterator[tuple[tuple, Any, int, str]]:
+    """(path, id, VLAN that uses it first, pair name) of every gateway id (at `key_path`
+    in the VLAN) that two VLANs with gateway `mode` use on one switch pair."""
+    *parents, key = key_path
+    for pair_name, vlans in _per_pair(view, mode).items():
+        places = []
+        for v, vlan in vlans:
+            node = vlan
+            for parent in parents:
+                node = node[parent]
+            if node.get(key) is not None:
+                places.append((("vlans", v, *key_path), node[key], vlan["id"]))
+        for path, ident, first_vlan in repeats(places):
+            yield path, ident, first_vlan, pair_name
 
 
 @rule("magp-instance-unique", "MAGP instance ids are unique within a switch pair.")
 def magp_instance_unique(view: FabricView) -> Iterator[Finding]:
-    for pair_name, vlans in _per_pair(view, "magp").items():
-        seen: dict[int, int] = {}
-        for v, vlan in vlans:
-            instance = vlan["gateway"].get("instance")
-            if instance is None:
-                continue
-            if instance in seen:
-                yield (
-                    ("vlans", v, "gateway", "instance"),
-                    f"MAGP instance {instance} is also used by VLAN {seen[instance]} "
-                    f"on switch pair {pair_name}",
-                )
-            else:
-                seen[instance] = vlan["id"]
+    for path, instance, vlan_id, pair_name in _gateway_id_repeats(
+        view, "magp", ("gateway", "instance")
+    ):
+        yield (
+            path,
+            f"MAGP instance {instance} is also used by VLAN {vlan_id} on switch pair {pair_name}",
+        )
 
 
 @rule("vrrp-vrid-required", "VRRP VLANs above 255 set vrrp.vrid (the default is the VLAN id).")
 def vrrp_vrid_required(view: FabricView) -> Iterator[Finding]:
-    for v, vlan in _present(view):
-        if vlan["gateway"]["mode"] == "vrrp" and "vrid" not in vlan["gateway"]["vrrp"]:
-            yield (
-                ("vlans", v, "gateway", "vrrp", "vrid"),
-                f"required: VLAN id {vlan['id']} is above 255 and cannot be the default vrid",
-            )
+    for v, vlan in _gateways(view, "vrrp"):
+        if "vrid" not in vlan["gateway"]["vrrp"]:
+            reason = f"required: VLAN id {vlan['id']} is above 255 and cannot be the default vrid"
+            yield ("vlans", v, "gateway", "vrrp", "vrid"), reason
 
 
 @rule("vrrp-vrid-unique", "VRRP vrids are unique within a switch pair.")
 def vrrp_vrid_unique(view: FabricView) -> Iterator[Finding]:
-    for pair_name, vlans in _per_pair(view, "vrrp").items():
-        seen: dict[int, int] = {}
-        for v, vlan in vlans:
-            vrid = vlan["gateway"]["vrrp"].get("vrid")
-            if vrid is None:
-                continue
-            if vrid in seen:
-                yield (
-                    ("vlans", v, "gateway", "vrrp", "vrid"),
-                    f"vrid {vrid} is also used by VLAN {seen[vrid]} on switch pair {pair_name}",
-                )
-            else:
-                seen[vrid] = vlan["id"]
+    vrid_path = ("gateway", "vrrp", "vrid")
+    for path, vrid, vlan_id, pair_name in _gateway_id_repeats(view, "vrrp", vrid_path):
+        yield path, f"vrid {vrid} is also used by VLAN {vlan_id} on switch pair {pair_name}"
 
 
 @rule("vrrp-priorities", "VRRP priorities are given for both peers and differ.")
 def vrrp_priorities(view: FabricView) -> Iterator[Finding]:
-    for v, vlan in _present(view):
-        if vlan["gateway"]["mode"] != "vrrp":
-            continue
+    for v, vlan in _gateways(view, "vrrp"):
         priorities = vlan["gateway"]["vrrp"].get("priorities") or {}
         path = ("vlans", v, "gateway", "vrrp", "priorities")
         pairs = view.vlan_pairs(vlan)

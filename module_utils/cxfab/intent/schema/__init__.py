@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from ...common.parsing import reads_as
 from .addresses import numeric_reading, reading_hint
 
 SCHEMA_DIR = Path(__file__).resolve().parent
@@ -173,12 +174,9 @@ def _is_host(text: str) -> bool:
     return bool(_HOSTNAME_RE.fullmatch(text)) and numeric_reading(text) is None
 
 
-def _is_cpulist(text: str) -> bool:
-    try:
-        parse_cpulist(text)
-    except ValueError:
-        return False
-    return True
+def _matches(pattern: re.Pattern) -> Any:
+    """A format check: the whole value matches `pattern`."""
+    return lambda value: bool(pattern.fullmatch(value))
 
 
 # format name -> f(value): more words for the error message (what the value reads as)
@@ -187,25 +185,25 @@ FORMAT_HINTS: dict[str, Any] = {"host": reading_hint}
 # format name -> (check, what a valid value looks like)
 FORMATS: dict[str, tuple[Any, str]] = {
     "name": (
-        lambda v: bool(_NAME_RE.fullmatch(v)),
+        _matches(_NAME_RE),
         "a name of letters, digits, '.', '_', '-' (at most 64, starting with a letter or digit)",
     ),
     "netdev": (
-        lambda v: bool(_NETDEV_RE.fullmatch(v)),
+        _matches(_NETDEV_RE),
         "a Linux interface name (1-15 of letters, digits, '_', '.', '-'; not . or .., "
         "not starting with '-')",
     ),
     "inventory_hostname": (
-        lambda v: bool(_INVENTORY_HOSTNAME_RE.fullmatch(v)),
+        _matches(_INVENTORY_HOSTNAME_RE),
         "a DNS-style name (labels of letters, digits, '_', '-' separated by single dots, "
         "each starting with a letter or digit; at most 128 characters)",
     ),
     "text": (
-        lambda v: bool(_TEXT_RE.fullmatch(v)),
+        _matches(_TEXT_RE),
         "a description of at most 64 letters, digits, spaces and _ . , : / + = @ -",
     ),
     "part_pattern": (
-        lambda v: bool(_PART_PATTERN_RE.fullmatch(v)),
+        _matches(_PART_PATTERN_RE),
         "a part number or a pattern of them (letters, digits, _ . - and * ?; at most 32)",
     ),
     "path": (
@@ -214,7 +212,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
         "no `..`: keep the file under the inventory, e.g. files/)",
     ),
     "secret": (
-        lambda v: bool(_SECRET_RE.fullmatch(v)),
+        _matches(_SECRET_RE),
         "1-128 characters without control characters",
     ),
     "host": (_is_host, "a canonical IPv4 address or DNS name"),
@@ -227,25 +225,28 @@ FORMATS: dict[str, tuple[Any, str]] = {
         _is_network,
         "an IPv4 network with no host bits set (a.b.c.0/len; no netmask, no leading zeros)",
     ),
-    "mac": (lambda v: bool(_MAC_RE.fullmatch(v)), "a MAC address (00:00:5E:00:01:0A)"),
+    "mac": (_matches(_MAC_RE), "a MAC address (00:00:5E:00:01:0A)"),
     "onyx_port": (
-        lambda v: bool(_ONYX_PORT_RE.fullmatch(v)),
+        _matches(_ONYX_PORT_RE),
         "an Onyx port name (1/1, or 1/1/2 for a split port)",
     ),
-    "pci_address": (lambda v: bool(_PCI_RE.fullmatch(v)), "a PCI address (0000:17:00.0)"),
+    "pci_address": (_matches(_PCI_RE), "a PCI address (0000:17:00.0)"),
     "fw_version": (
-        lambda v: bool(_FW_VERSION_RE.fullmatch(v)),
+        _matches(_FW_VERSION_RE),
         "a firmware version NN.NN.NNNN (2.NN.NNNN on a ConnectX-3)",
     ),
-    "psid": (lambda v: bool(_PSID_RE.fullmatch(v)), "a PSID (up to 16 letters, digits, '_')"),
-    "sha256": (lambda v: bool(_SHA256_RE.fullmatch(v)), "a sha256 digest (64 hex digits)"),
-    "cpulist": (_is_cpulist, "a CPU list such as 0-3,8 (ascending ranges, no overlap)"),
+    "psid": (_matches(_PSID_RE), "a PSID (up to 16 letters, digits, '_')"),
+    "sha256": (_matches(_SHA256_RE), "a sha256 digest (64 hex digits)"),
+    "cpulist": (
+        lambda v: reads_as(parse_cpulist, v),
+        "a CPU list such as 0-3,8 (ascending ranges, no overlap)",
+    ),
     "nv_param": (
-        lambda v: bool(_NV_PARAM_RE.fullmatch(v)),
+        _matches(_NV_PARAM_RE),
         "an mlxconfig parameter name (A-Z, 0-9, '_', starting with a letter; at most 64)",
     ),
     "nv_value": (
-        lambda v: bool(_NV_VALUE_RE.fullmatch(v)),
+        _matches(_NV_VALUE_RE),
         "an mlxconfig value: a number or a label of letters, digits, '_' (at most 32)",
     ),
 }

@@ -14,7 +14,7 @@ never compares two missing values.
 
 from __future__ import annotations
 
-from ...common.checks import check
+from ...common.checks import check, judged
 from .readerror import ReadError
 from .readerror import unreadable as _unreadable
 from .shows import PARSERS, parse, parse_show_vrrp, show_command
@@ -72,10 +72,10 @@ def switch_checks(
     else:
         unsaved = files["unsaved"]
         checks.append(
-            check(
+            judged(
                 "config.saved",
                 name,
-                "pass" if unsaved is False else "fail",
+                unsaved is False,
                 "Unsaved changes: no",
                 f"Unsaved changes: {'unknown' if unsaved is None else 'yes' if unsaved else 'no'}",
                 scope="local",
@@ -101,11 +101,7 @@ def lossless_checks(structured, parsed, unavailable) -> list[dict]:
     checks = []
 
     def add(check_id, ok, expected, observed, message=""):
-        checks.append(
-            check(
-                check_id, name, "pass" if ok else "fail", expected, observed, message, scope="local"
-            )
-        )
+        checks.append(judged(check_id, name, ok, expected, observed, message, scope="local"))
 
     priority = intent["priority"]
     pfc = parsed.get("pfc")
@@ -167,10 +163,10 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
             checks.append(check(check_id, name, "fail", "readable", observed, scope=scope))
     else:
         checks.append(
-            check(
+            judged(
                 "mlag.enabled",
                 name,
-                "pass" if mlag["admin"] == "Enabled" else "fail",
+                mlag["admin"] == "Enabled",
                 "Admin status: Enabled",
                 f"Admin status: {mlag['admin']}",
                 scope="local",
@@ -195,30 +191,30 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
             else "no IPL row"
         )
         checks.append(
-            check(
+            judged(
                 "mlag.ipl_config",
                 name,
-                "pass" if observed_ipl == expected_ipl else "fail",
+                observed_ipl == expected_ipl,
                 expected_ipl,
                 observed_ipl,
                 scope="local",
             )
         )
         checks.append(
-            check(
+            judged(
                 "mlag.oper",
                 name,
-                "pass" if mlag["oper"] == "Up" else "fail",
+                mlag["oper"] == "Up",
                 "Operational status: Up",
                 f"Operational status: {mlag['oper']}",
                 scope="pair",
             )
         )
         checks.append(
-            check(
+            judged(
                 "mlag.ipl_state",
                 name,
-                "pass" if bool(row) and row["state"] == "Up" else "fail",
+                bool(row) and row["state"] == "Up",
                 f"IPL {ipl['id']} Up",
                 f"IPL {ipl['id']} {row['state'] if row else 'missing'}",
                 scope="pair",
@@ -269,10 +265,10 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
         states = sorted(node["state"] for node in vip["nodes"])
         ok = vip["active_nodes"] == 2 and states == ["master", "standby"]
         checks.append(
-            check(
+            judged(
                 "mlag_vip.nodes",
                 name,
-                "pass" if ok else "fail",
+                ok,
                 "Active nodes: 2, one master, one standby",
                 f"Active nodes: {vip['active_nodes']}, states: {', '.join(states) or 'none'}",
                 scope="pair",
@@ -315,10 +311,10 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
         observed = f"Mpo{mpo['id']}({row['flag']})" + (f", members {' '.join(bad)}" if bad else "")
         wanted = " ".join(f"Eth{p}(P)" for p in mpo["members"]) or "none"
         checks.append(
-            check(
+            judged(
                 check_id,
                 name,
-                "pass" if row["flag"] == "U" and not bad else "fail",
+                row["flag"] == "U" and not bad,
                 f"Mpo{mpo['id']}(U), members {wanted}",
                 observed,
                 scope="pair",
@@ -327,52 +323,56 @@ def _mlag_checks(structured, parsed, unavailable) -> list[dict]:
     return checks
 
 
+def _magp_config(gateway: dict) -> str:
+    return f"vlan {gateway['vlan']} {gateway['virtual_ip']} {gateway['virtual_mac']}"
+
+
+def _vrrp_config(gateway: dict) -> str:
+    return f"address {gateway['virtual_ip']}, priority {gateway['priority']}"
+
+
+def _instance_config(parsed: dict, key, describe) -> str:
+    """How the switch shows the gateway instance `key` (described like the intent)."""
+    instance = parsed.get(key)
+    return describe(instance) if instance else "instance missing"
+
+
 def _magp_checks(structured, parsed, unavailable) -> list[dict]:
     name, checks = structured["switch"], []
     for gateway in structured["anycast_gateways"]:
         base = f"magp.{gateway['id']}"
-        expected_cfg = f"vlan {gateway['vlan']} {gateway['virtual_ip']} {gateway['virtual_mac']}"
+        expected_cfg = _magp_config(gateway)
+        expected_state = "Admin Enabled, State Master"
         if parsed is None:
             # Both checks fail: an unread state must not vanish from the report either.
             observed = unavailable("magp")
             checks.append(
-                check(base + ".config", name, "fail", expected_cfg, observed, scope="local")
+                judged(base + ".config", name, False, expected_cfg, observed, scope="local")
             )
             checks.append(
-                check(
-                    base + ".state",
-                    name,
-                    "fail",
-                    "Admin Enabled, State Master",
-                    observed,
-                    scope="pair",
-                )
+                judged(base + ".state", name, False, expected_state, observed, scope="pair")
             )
             continue
-        inst = parsed.get(gateway["id"])
-        observed_cfg = (
-            f"vlan {inst['vlan']} {inst['virtual_ip']} {inst['virtual_mac']}"
-            if inst
-            else "instance missing"
-        )
+        observed_cfg = _instance_config(parsed, gateway["id"], _magp_config)
         checks.append(
-            check(
+            judged(
                 base + ".config",
                 name,
-                "pass" if observed_cfg == expected_cfg else "fail",
+                observed_cfg == expected_cfg,
                 expected_cfg,
                 observed_cfg,
                 scope="local",
             )
         )
+        inst = parsed.get(gateway["id"]) or {}
         state = inst["state"] if inst else "missing"
         checks.append(
-            check(
+            judged(
                 base + ".state",
                 name,
-                "pass" if state == "Master" and (inst or {}).get("admin") == "Enabled" else "fail",
-                "Admin Enabled, State Master",
-                f"Admin {(inst or {}).get('admin')}, State {state}",
+                state == "Master" and inst.get("admin") == "Enabled",
+                expected_state,
+                f"Admin {inst.get('admin')}, State {state}",
                 scope="pair",
             )
         )
@@ -383,28 +383,13 @@ def _vrrp_local_checks(structured, parsed, unavailable) -> list[dict]:
     name, checks = structured["switch"], []
     for gateway in structured["vrrp"]:
         check_id = f"vrrp.{gateway['vlan']}.{gateway['vrid']}.config"
-        expected = f"address {gateway['virtual_ip']}, priority {gateway['priority']}"
+        expected = _vrrp_config(gateway)
         if parsed is None:
-            checks.append(
-                check(check_id, name, "fail", expected, unavailable("vrrp"), scope="local")
-            )
-            continue
-        inst = parsed.get((gateway["vlan"], gateway["vrid"]))
-        observed = (
-            f"address {inst['virtual_ip']}, priority {inst['priority']}"
-            if inst
-            else "instance missing"
-        )
-        checks.append(
-            check(
-                check_id,
-                name,
-                "pass" if observed == expected else "fail",
-                expected,
-                observed,
-                scope="local",
-            )
-        )
+            observed, ok = unavailable("vrrp"), False
+        else:
+            observed = _instance_config(parsed, (gateway["vlan"], gateway["vrid"]), _vrrp_config)
+            ok = observed == expected
+        checks.append(judged(check_id, name, ok, expected, observed, scope="local"))
     return checks
 
 
@@ -435,10 +420,10 @@ def pair_checks(
                 normalised.add(None)
         ok = len(normalised) == 1 and None not in normalised
         checks.append(
-            check(
+            judged(
                 "mlag.system_mac_equal",
                 pair,
-                "pass" if ok else "fail",
+                ok,
                 f"System-mac {first['mlag']['system_mac']} on both peers",
                 ", ".join(f"{k}: {v}" for k, v in macs.items()),
                 scope="pair",
@@ -461,10 +446,10 @@ def pair_checks(
             states[switch] = inst["state"] if inst else "instance absent"
         masters = [s for s, state in states.items() if state == "Master"]
         checks.append(
-            check(
+            judged(
                 f"vrrp.{key[0]}.{key[1]}.master",
                 pair,
-                "pass" if len(masters) == 1 and not unread else "fail",
+                len(masters) == 1 and not unread,
                 "exactly one Master",
                 ", ".join(f"{k}: {v}" for k, v in states.items()),
                 scope="pair",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ...common.versions import compare_numbers
+
 # Release where `show ... | json-print` switched from a list of dicts carrying a
 # "header" key to a list of {"<name>": [ {...} ]} items.
 JSON_NAMED_LIST_SINCE = "3.6.6000"
@@ -31,11 +33,7 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 def compare(left: str, right: str) -> int:
     """-1, 0 or 1 as release `left` is older than, equal to or newer than `right`."""
-    a, b = parse_version(left), parse_version(right)
-    width = max(len(a), len(b))
-    a += (0,) * (width - len(a))
-    b += (0,) * (width - len(b))
-    return (a > b) - (a < b)
+    return compare_numbers(parse_version(left), parse_version(right))
 
 
 def at_least(release: str, minimum: str) -> bool:

@@ -197,19 +197,27 @@ def reference_table(records) -> dict:
             f"000_iperf_{streams}",
             rec["cpu"].get("host_total") if rec else None,
         )
-    by = {r["measurement"]: r["ours"] for r in rows}
+    ours = {r["measurement"]: r["ours"] for r in rows}
+    seed = {r["measurement"]: r["seed"] for r in rows}
+
+    def versus(name, top, bottom, meaningful, why):
+        """Our ratio of two rows beside the seed's ratio of the same two rows."""
+        return ratio_entry(
+            name, ratio(ours[top], ours[bottom]), seed[top] / seed[bottom], meaningful, why
+        )
+
     ratios = [
-        ratio_entry(
+        versus(
             "RDMA write / TCP (qperf rc_rdma_write_bw / iperf3 -P 1)",
-            ratio(by["qperf rc_rdma_write_bw (B/s)"], by["iperf3 -P 1 (B/s)"]),
-            seeds.figure("000_qperf_rc_rdma_write_bw") / seeds.figure("000_iperf_1"),
+            "qperf rc_rdma_write_bw (B/s)",
+            "iperf3 -P 1 (B/s)",
             False,
             "rxe: the CPU does the RDMA work",
         ),
-        ratio_entry(
+        versus(
             "iperf3 -P 4 / -P 1",
-            ratio(by["iperf3 -P 4 (B/s)"], by["iperf3 -P 1 (B/s)"]),
-            seeds.figure("000_iperf_4") / seeds.figure("000_iperf_1"),
+            "iperf3 -P 4 (B/s)",
+            "iperf3 -P 1 (B/s)",
             True,
             "TCP on both: how far one stream is from what the host can push",
         ),
