@@ -51,6 +51,23 @@ true
 """
 
 
+def guest_post_mortem(guest: Guest, lines: int = 25) -> str:
+    """Why SSH (exit 255) may not reach `guest`: its QEMU process, a wedge the console
+    shows (a TCG vCPU whose timer never fires, tests/lab/vm/lab.py), the console's end.
+    CI keeps only this output, not the lab's run directory."""
+    pid = labctl.guest_pid(guest)
+    wedge = labctl.boot_wedged(guest)
+    try:
+        tail = guest.console_log.read_text(errors="replace").splitlines()[-lines:]
+    except OSError as exc:
+        tail = [f"(console unreadable: {exc})"]
+    return (
+        f"\n--- lab post-mortem of {guest.name}: QEMU pid {pid or 'gone'}; "
+        f"wedge sign: {wedge or 'none'}; load {os.getloadavg()[0]:.1f}; "
+        f"console {guest.console_log} ends:\n" + "\n".join(tail)
+    )
+
+
 @dataclass
 class LabHost:
     """One lab guest reached over SSH (a shared connection per host)."""
@@ -80,6 +97,7 @@ class LabHost:
             raise AssertionError(
                 f"{self.name}: `{command}` exited {result.returncode}\n"
                 f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+                + (guest_post_mortem(self.guest) if result.returncode == 255 else "")
             )
         return result.stdout
 

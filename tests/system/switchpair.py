@@ -17,7 +17,7 @@ from cxfab.verify import dataplane
 from netmiko import ConnectHandler
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import FABRIC, ONYX_RUN_DIR, REPO_ROOT, SWITCHES
+from tests.lab.vm.topology import CABLES, FABRIC, ONYX_RUN_DIR, REPO_ROOT, SIDES, SWITCHES
 
 STRUCTURED_DIR = REPO_ROOT / "build" / "structured"
 
@@ -162,3 +162,46 @@ def log_events(switch: str, message: str) -> list[float]:
             stamp = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f")
             stamps.append(stamp.timestamp())
     return stamps
+
+
+# ---------------------------------------------------------------- LLDP as the switches see it
+
+
+def switch_remote(switch: str, port: str) -> dict[str, str]:
+    """`show lldp interfaces ethernet <port> remote` of an emulated switch, as fields."""
+    command = f"show lldp interfaces ethernet {port} remote"
+    text = shows(switch, command)[command]
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(key.strip(), value.strip())
+    fields["_text"] = text
+    return fields
+
+
+def expected_switch_view(swapped: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(switch, 1/N) -> (host name, MAC of the host port cabled there), with the cables
+    of the hosts in `swapped` crossed (lab fault `swap HOST`)."""
+    want = {}
+    for cable in CABLES:
+        side = cable.side
+        if cable.host.name in swapped:
+            side = SIDES[1 - SIDES.index(side)]
+        want[(cable.switch, cable.port)] = (cable.host.name, cable.host.data_mac(side))
+    return want
+
+
+def switches_see(want: dict) -> dict:
+    """What each cabled switch port reports now, when every one matches `want` ({} if not)."""
+    seen = {}
+    for (switch, port), (host, mac) in want.items():
+        fields = switch_remote(switch, port)
+        got = (
+            fields.get("Remote system name"),
+            fields.get("Remote port-id", "").split(";")[0].strip(),
+        )
+        seen[(switch, port)] = got
+        if got != (host, mac) or fields["_text"].count("Remote Index:") != 1:
+            return {}
+    return seen

@@ -10,8 +10,8 @@ reads the neighbours from both ends:
 - the switch: the emulated Onyx CLI's `show lldp interfaces ethernet 1/N remote`,
   whose `Remote system name` / `Remote port-id` are the host and its port's MAC.
 
-Then `fail swap lab-host1` swaps host 1's two cables at the switches, both ends see
-it, and `heal swap lab-host1` puts them back.
+A swapped pair of cables (`fail swap lab-host1`) is tested once, on the deployed lab,
+by tests/system/test_cabling.py: both ends see it there, and verify names it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 
 from tests.lab.vm import lab as labctl
 from tests.lab.vm.topology import CABLES, DATA_NETDEVS, GUESTS, SIDES
-from tests.system.switchpair import shows, wait_for
+from tests.system.switchpair import expected_switch_view, switch_remote, switches_see, wait_for
 
 pytestmark = pytest.mark.lab
 
@@ -79,45 +79,6 @@ def expected_hosts_view(swapped: set[str]) -> dict[str, dict[str, list[tuple[str
     return want
 
 
-def switch_remote(switch: str, port: str) -> dict[str, str]:
-    """`show lldp interfaces ethernet <port> remote` of an emulated switch, as fields."""
-    command = f"show lldp interfaces ethernet {port} remote"
-    text = shows(switch, command)[command]
-    fields = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            fields.setdefault(key.strip(), value.strip())
-    fields["_text"] = text
-    return fields
-
-
-def expected_switch_view(swapped: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
-    """(switch, 1/N) -> (host name, MAC of the host port cabled there)."""
-    want = {}
-    for cable in CABLES:
-        side = cable.side
-        if cable.host.name in swapped:
-            side = SIDES[1 - SIDES.index(side)]
-        want[(cable.switch, cable.port)] = (cable.host.name, cable.host.data_mac(side))
-    return want
-
-
-def switches_see(want: dict) -> dict:
-    """What each cabled switch port reports now, when every one matches `want` ({} if not)."""
-    seen = {}
-    for (switch, port), (host, mac) in want.items():
-        fields = switch_remote(switch, port)
-        got = (
-            fields.get("Remote system name"),
-            fields.get("Remote port-id", "").split(";")[0].strip(),
-        )
-        seen[(switch, port)] = got
-        if got != (host, mac) or fields["_text"].count("Remote Index:") != 1:
-            return {}
-    return seen
-
-
 @pytest.fixture
 def lldp_lab(lab):
     """Bare data ports wired through the switch pair, an lldpd on each host guest."""
@@ -157,17 +118,3 @@ def test_lldp_neighbours_follow_the_cabling(lldp_lab):
     assert one["_text"].splitlines()[:2] == ["Ethernet 1/1", "Remote Index: 1"]
     assert one["Remote chassis id"].endswith("; chassis id subtype: mac")
     assert one["Remote port-id"].endswith("; port id subtype: mac")
-
-
-def test_swapped_cables_show_in_lldp_and_heal(lldp_lab):
-    swapped = {SWAPPED}
-    labctl.set_swap(SWAPPED, swapped=True)
-    assert labctl.swapped_hosts() == swapped
-    wait_hosts_see(lldp_lab, expected_hosts_view(swapped))
-    wait_for(lambda: switches_see(expected_switch_view(swapped)), TIMEOUT_S,
-             "the switches to see host 1's ports swapped", every=2)  # fmt: skip
-    labctl.set_swap(SWAPPED, swapped=False)
-    assert labctl.swapped_hosts() == set()
-    wait_hosts_see(lldp_lab, expected_hosts_view(set()))
-    wait_for(lambda: switches_see(expected_switch_view(set())), TIMEOUT_S,
-             "the switches to see the cabling healed", every=2)  # fmt: skip
