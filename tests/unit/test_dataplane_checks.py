@@ -204,11 +204,22 @@ def test_a_failed_probe_fails_every_check(plan):
     assert {c["status"] for c in checks} == {"fail"} and checks[0]["message"] == "boom"
 
 
-def test_all_checks_adds_the_section_only_when_verify_gathered_it(structured):
+def test_the_dataplane_section_is_judged_when_it_ran_and_unmeasured_when_its_probe_did_not(
+    structured,
+):
     fabric = {"hosts": {"lab-host1": {}}, "structured": structured, "vlans": [], "workloads": {}}
-    without = all_checks(fabric, {"lab-host1": {"facts": {"skipped": True}}}, {}, {}, [], ["hosts"])
+    gathered = {"lab-host1": {"facts": {"skipped": True}}}
+    # verify_dataplane skipped by name: the section is not in the run, nothing is expected.
+    without = all_checks(fabric, gathered, {}, {}, [], ["hosts"])
     assert not [c for c in without["checks"] if c["id"].startswith("dataplane.")]
+    # The section ran but this host's probe left no result: each check fails unmeasured.
+    lost = all_checks(fabric, gathered, {}, {}, [], ["hosts", "dataplane"])
+    found = [c for c in lost["checks"] if c["id"].startswith("dataplane.")]
+    assert len(found) == 14 and {c["status"] for c in found} == {"fail"}
+    assert all(c["observed"] == "not measured" for c in found), found
+    # Turned off by intent (the task's `when`): a skip, with the reason.
     data = {"lab-host1": {"facts": {"skipped": True}, "dataplane": {"skipped": True}}}
-    with_section = all_checks(fabric, data, {}, {}, [], ["hosts"])
+    with_section = all_checks(fabric, data, {}, {}, [], ["hosts", "dataplane"])
     found = [c for c in with_section["checks"] if c["id"].startswith("dataplane.")]
     assert len(found) == 14 and {c["category"] for c in found} == {"network"}
+    assert {c["status"] for c in found} == {"skip"}

@@ -86,8 +86,10 @@ def all_checks(
         for name in sorted(hosts):
             if "hosts" in sections:
                 checks += host_checks(name, structured[name], host_data.get(name))
-            if "dataplane" in (host_data.get(name) or {}):
-                checks += _dataplane(structured, name, host_data[name]["dataplane"])
+            if "dataplane" in sections:
+                # A probe the run should have sent and did not is "not measured", never
+                # an absent check (dataplane_checks).
+                checks += _dataplane(structured, name, (host_data.get(name) or {}).get("dataplane"))
     # Link, cable and card health: part of the host section, or alone (verify_health).
     if ("hosts" in sections or "health" in sections) and health is not None:
         # The RoCE load this run put on each host (none when the workloads did not run).

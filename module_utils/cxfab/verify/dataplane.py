@@ -147,10 +147,15 @@ def dataplane_checks(name: str, plan: dict, observed) -> list[dict]:
     """Checks of one host: `plan` from targets(), `observed` the cxfab_dataplane_probe result."""
     out = Checks(name)
     expected_ids = _expected(plan)
-    if not isinstance(observed, dict) or observed.get("skipped"):
-        reason = OFF_REASON if isinstance(observed, dict) else "the dataplane probe did not run"
+    if not isinstance(observed, dict):
+        # The section ran and this host's probe did not (host unreachable, task failed
+        # before it, or its result lost): nothing was measured, which is not a pass.
         for check_id, expected in expected_ids:
-            out.skip(check_id, expected, reason)
+            out.unmeasured(check_id, expected, "the dataplane probe did not run on this host")
+        return out
+    if observed.get("skipped"):
+        for check_id, expected in expected_ids:
+            out.skip(check_id, expected, OFF_REASON)
         return out
     if observed.get("failed") or observed.get("unreachable"):
         message = str(observed.get("msg", "the dataplane probe failed"))

@@ -327,8 +327,14 @@ VERIFY_SECTIONS = ("switches", "hosts", "health", "dataplane", "qos", "perf")
 
 
 def sections_run(run_tags, skip_tags) -> list[str]:
-    """The verify sections a run covers, from `--tags` / `--skip-tags` (tag verify_<section>)."""
+    """The verify sections a run covers, from `--tags` / `--skip-tags` (tag verify_<section>).
+
+    The dataplane probe is a task of the hosts play: `--tags verify_hosts` runs it too,
+    so the section is covered (and its checks expected) unless verify_dataplane is
+    skipped by name."""
     run, skip = set(run_tags or ["all"]), set(skip_tags or [])
+    if "verify_hosts" in run:
+        run.add("verify_dataplane")
     return [
         section
         for section in VERIFY_SECTIONS
