@@ -7,7 +7,7 @@ import copy
 
 import pytest
 from cxfab.host.net import measure
-from cxfab.verify import checks, nic_health, perf, report
+from cxfab.verify import bounds, checks, nic_health, perf, report
 from test_checks import WORKLOADS, host_data, host_intent, qos_rows, structured, workload_results
 
 
@@ -259,3 +259,39 @@ def test_egress_maps_intent_expects_are_failed_when_the_facts_were_not_read():
         check = found[(f"qos.egress.{name}", "h1")]
         assert (check["status"], check["observed"]) == ("fail", "not measured")
         assert "connect timed out" in check["message"]
+
+
+def _cabled_sc():
+    """The test host's structured config with its ports cabled and one planned probe."""
+    sc = copy.deepcopy(structured(host_intent(1)))
+    for index, port in enumerate(p for n in sc["nics"] for p in n["ports"]):
+        port.update(peer=f"sw-{'ab'[index % 2]}", peer_port=f"1/{index + 1}")
+    probe = {"vlan": 10, "interface": "bond0.10", "mtu": 9000, "size": 8972}
+    sc["probes"] = [{**probe, "id": "mtu.path.vlan10.h2", "address": "12.0.10.12", "kind": "peer"}]
+    return sc
+
+
+def test_speed_neighbour_and_path_mtu_probes_intent_expects_fail_unmeasured_when_unread():
+    sc = _cabled_sc()
+    cabled = [p["netdev"] for n in sc["nics"] for p in n["ports"] if p.get("peer")]
+    assert cabled
+    data = host_data()
+    data["facts"] = {"failed": True, "msg": "cxfab_host_facts: timeout"}
+    judged = checks.all_checks(_fabric(sc), {"h1": data}, {}, {}, [], ["hosts"])
+    found = _by_key(judged["checks"])
+    wanted = [f"link.{dev}.neighbour" for dev in cabled] + [f"link.{dev}.speed" for dev in cabled]
+    for check_id in [*wanted, "mtu.path.vlan10.h2"]:
+        check = found[(check_id, "h1")]
+        assert (check["status"], check["observed"]) == ("fail", "not measured"), check_id
+        assert "timeout" in check["message"], check_id
+
+
+def test_expected_checks_name_the_neighbour_and_speed_of_every_cabled_port():
+    sc = _cabled_sc()
+    cabled = [p["netdev"] for n in sc["nics"] for p in n["ports"] if p.get("peer")]
+    expected = {i for i, _, _ in bounds.expected_checks({"h1": sc}, {"h1": {}}, {}, [],
+                                                         ["hosts"], False)}  # fmt: skip
+    assert len(cabled) == 2
+    for dev in cabled:
+        assert {f"link.{dev}.neighbour", f"link.{dev}.speed"} <= expected
+    assert "mtu.path.vlan10.h2" in expected

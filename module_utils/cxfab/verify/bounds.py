@@ -3,11 +3,12 @@
 After every section made its checks (checks.all_checks), three rules bound them:
 
 1. `expected_checks`: from the structured config, the checks that must appear for
-   every device of the sections that ran (a host's links, MTUs, bond, IRQs, RDMA
-   devices, egress maps, QoS, lossless, firmware and health; a switch's health; a workload pair's
-   performance). One that the run did not produce fails: "not measured: <why>", the
-   why being the target's own failure that explains it (host unreachable, facts not
-   read, no workload result) when there is one.
+   every device of the sections that ran (a host's links and their speed and LLDP
+   neighbour, MTUs and the path-MTU probes, bond, IRQs, RDMA devices, egress maps,
+   QoS, lossless and its GIDs, InfiniBand ports, firmware and health; a switch's
+   health; a workload pair's performance). One that the run did not produce fails:
+   "not measured: <why>", the why being the target's own failure that explains it
+   (host unreachable, facts not read, no workload result) when there is one.
 2. `bound_skips`: a skip is only "not applicable by intent". A skip whose reason is a
    missing or mistyped tool, an unreachable host or a start snapshot not taken fails
    "not measured" instead.
@@ -23,7 +24,15 @@ from ..common.checks import NOT_MEASURED, unmeasured
 from .readings import data_ports, tool_missing
 
 # Checks whose failure explains why a target's other checks are missing.
-_CAUSES = ("host.data", "host.facts", "health.read", "qos.measure", "perf.results", "switch.health")
+_CAUSES = (
+    "host.data",
+    "host.facts",
+    "ib.read",
+    "health.read",
+    "qos.measure",
+    "perf.results",
+    "switch.health",
+)
 # Skip reasons that are a measurement that did not happen, never "not applicable".
 _UNMEASURED_WORDS = ("unreachable", "start snapshot", "was it taken", "no mget_temp")
 WAIVER_KEYS = ("id", "target", "reason")
@@ -101,8 +110,15 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
     network = sc.get("network") or {}
     bond = network.get("bond")
     for port in data_ports(sc):
+        dev = port["netdev"]
         if port.get("link_type", "eth") == "eth":
-            ids.append((f"link.{port['netdev']}.up", "link state"))
+            ids += [(f"link.{dev}.up", "link state"), (f"link.{dev}.speed", "link speed")]
+        else:
+            ids.append((f"ib.{dev}.state", "InfiniBand port state"))
+        if port.get("peer"):
+            ids.append((f"link.{dev}.neighbour", "LLDP neighbour (cabling)"))
+    # The DF pings at each VLAN's MTU the structured config plans (peers and gateways).
+    ids += [(probe["id"], "path MTU probe") for probe in sc.get("probes") or []]
     mtus = [bond["name"]] if bond else []
     mtus += [i["name"] for i in (network.get("members") or []) + (network.get("vlans") or [])]
     ids += [(f"mtu.{name}", "MTU") for name in mtus]
@@ -131,6 +147,13 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
     if lossless:
         for port in lossless["ports"]:
             ids += [(f"{kind}.{port}", "lossless RoCE") for kind in ("trust", "pfc", "ecn")]
+        roce_vlans = set(lossless["roce"]["vlans"])
+        ids += [
+            (f"roce.gid.{v['name']}", "RoCE GID")
+            for v in network.get("vlans") or []
+            if v["id"] in roce_vlans
+        ]
+        ids.append(("roce.memlock", "RoCE memlock limit"))
     for nic in sc.get("nics") or []:
         if nic.get("firmware"):
             ids.append((f"firmware.{nic['name']}.version", "firmware"))
