@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -221,3 +222,35 @@ def deployed(lab):
         deployment.first_site = run
         deployment.first_site_deploy_records = deployment.deploy_records()
     return deployment
+
+
+@pytest.fixture(autouse=True)
+def _wedged_guest_restarted(request):
+    """Before each test on the deployed lab: a host guest that the TCG wedge took (its
+    console shows the sign, tests/lab/vm/lab.py WEDGE_SIGNS, and it no longer answers
+    SSH) is booted again and redeployed (site.yml limited to it), loudly, so the
+    emulator's defect fails the test it struck and not every test after it. The test
+    during which it struck keeps its failure, with the post-mortem in its message."""
+    if "deployed" not in request.fixturenames:
+        yield
+        return
+    for guest in GUESTS:
+        sign = labctl.boot_wedged(guest)
+        if not sign or labctl.ssh_ok(guest):
+            continue
+        print(f"\n>> lab: {guest.name} wedged ({sign}): booting it again", file=sys.__stderr__)
+        for host in request.getfixturevalue("lab").hosts:
+            if host.name == guest.name:
+                host.close()  # its SSH master talks to the old boot
+        seconds = labctl.restart_guest(guest)
+        run = request.getfixturevalue("deployed").play(
+            "site.yml", "--limit", f"localhost,{guest.name}"
+        )
+        print(
+            f">> lab: {guest.name} back after {seconds:.0f} s; site.yml on it exited"
+            f" {run.returncode}",
+            file=sys.__stderr__,
+            flush=True,
+        )
+        assert run.returncode == 0, f"{guest.name} redeployed after a wedge: {run.tail()}"
+    yield

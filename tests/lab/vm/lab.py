@@ -671,6 +671,26 @@ def boot_wedged(guest: Guest) -> str:
     return next((sign for sign in WEDGE_SIGNS if sign in text), "")
 
 
+def restart_guest(guest: Guest) -> float:
+    """Start one guest again on a fresh boot, e.g. one found wedged mid-run; seconds
+    until it answers SSH. Its taps and their wiring are the controller's and stay."""
+    started = time.monotonic()
+    info = preflight()
+    stop_guest(guest)
+    proc = start_guest(guest, info)
+    (guest.run_dir / "session").write_text(f"{proc.pid}\n")
+    deadline = started + BOOT_TIMEOUT_S
+    while not ssh_ok(guest):
+        why = boot_wedged(guest) or ("exited" if proc.poll() is not None else "")
+        if why or time.monotonic() > deadline:
+            raise RuntimeError(
+                f"{guest.name} did not come back ({why or f'no SSH after {BOOT_TIMEOUT_S}s'});"
+                f" console {guest.console_log}"
+            )
+        time.sleep(1)
+    return time.monotonic() - started
+
+
 def up() -> int:
     started = time.monotonic()
     try:
