@@ -66,3 +66,10 @@ def test_the_onyx_platform_gets_the_onyx_driver_and_its_sections(monkeypatch, ca
         f"structured {tmp_path / 'structured' / 'sw-a.yml'}: cannot read"
     )
     assert result["sessions"] == {} and (tmp_path / "deploy").is_dir()
+
+
+def test_the_cumulus_platform_is_refused_until_its_transport_exists(monkeypatch, capsys, tmp_path):
+    result = run(monkeypatch, capsys, tmp_path, platform="cumulus")
+    assert result["failed"] is True
+    assert result["msg"].startswith("platform 'cumulus': NVUE transport not yet implemented")
+    assert not (tmp_path / "deploy").exists()  # nothing was read, opened or recorded

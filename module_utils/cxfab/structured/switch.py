@@ -16,6 +16,7 @@ mlag-port-channel, its anycast gateway MAGP and its `dscp` trust the `L3` keywor
 Shape (lists in natural order, written to build/structured/<switch>.yml):
 
     switch, pair, peer_index, partner, platform (the pair's switch OS), model
+    release                            (cumulus only: the Cumulus Linux release, "5.9")
     management: {address, port}        partner_management: {address, port}
     protocols: {lacp, ip_routing, mlag, pfc, anycast_gateway, vrrp, lldp}
     mlag: {domain, vip, system_mac, peer_link: {id, bond_id, members, lacp_mode,
@@ -214,12 +215,14 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
         key=lambda m: m["id"],
     )
     lossless = _lossless(fabric, mpos)
+    release = {"release": pair["cumulus_release"]} if pair["platform"] == "cumulus" else {}
     return {
         "switch": switch,
         "pair": pair["name"],
         "peer_index": peer_index,
         "partner": partner,
         "platform": pair["platform"],
+        **release,
         "model": pair.get("model"),
         "management": _endpoint(peers[peer_index]),
         "partner_management": _endpoint(peers[1 - peer_index]),

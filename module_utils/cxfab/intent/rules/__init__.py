@@ -209,6 +209,7 @@ def unicast_mac_findings(path: tuple[Any, ...], mac: str | None) -> Iterator[Fin
 # Register the rules: import the section modules in report order.
 for _section in (
     "switch_pairs",
+    "platforms",
     "vlans",
     "hosts",
     "host_network",

@@ -106,6 +106,7 @@ _PATH_RE = re.compile(r"^(?!-)[A-Za-z0-9_./+-]{1,255}$")
 _SECRET_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
 _MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 # Onyx front-panel ports: slot/port, or slot/port/split-lane for split ports.
+_RELEASE_RE = re.compile(r"^[1-9][0-9]?\.(0|[1-9][0-9]?)$")
 _ONYX_PORT_RE = re.compile(r"^[1-9][0-9]?/[1-9][0-9]?(/[1-4])?$")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$")
 _FW_VERSION_RE = re.compile(r"^[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{4}$")
@@ -226,6 +227,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
         "an IPv4 network with no host bits set (a.b.c.0/len; no netmask, no leading zeros)",
     ),
     "mac": (_matches(_MAC_RE), "a MAC address (00:00:5E:00:01:0A)"),
+    "release": (_matches(_RELEASE_RE), "a major.minor release such as 5.9 or 5.14"),
     "onyx_port": (
         _matches(_ONYX_PORT_RE),
         "an Onyx port name (1/1, or 1/1/2 for a split port)",

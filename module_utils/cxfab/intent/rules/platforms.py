@@ -1,0 +1,133 @@
+"""Rules on the switch OS of a pair: one OS per pair, and what NVUE can express.
+
+A `cumulus` pair is rendered into the NVUE object tree (switch/nvue/); what the
+Onyx-shaped intent can say but cxfab cannot express (or has not confirmed) in
+NVUE is refused here, by key path, instead of being dropped silently. Each
+refusal names the vendor page behind it; docs/switches.md has the full table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import FabricView, Finding, rule
+
+CUMULUS = "cumulus"
+# The releases whose NVUE tree the renderer writes (ip vrr / enable on): the Cumulus
+# Linux 5.9 user guide examples, and the NVUE command reference's "In Cumulus Linux
+# 5.14 and earlier" notes. 5.15 renamed ip -> ipv4 and enable on -> state enabled.
+SUPPORTED_CUMULUS_RELEASES = ("5.9", "5.10", "5.11", "5.12", "5.13", "5.14")
+# NVUE names the peer link subinterface peerlink.4094 (Cumulus Linux 5.9 user guide,
+# "Multi-Chassis Link Aggregation - MLAG", step 5).
+NVUE_PEERLINK_VLAN = 4094
+# `nv set qos roce mode lossless` enables PFC on switch priority 3 (Cumulus Linux 5.9
+# user guide, "RDMA over Converged Ethernet - RoCE", default configuration table).
+NVUE_ROCE_PRIORITY = 3
+
+
+def _cumulus_pairs(view: FabricView) -> Iterator[tuple[int, dict]]:
+    for p, pair in enumerate(view.pairs):
+        if pair.get("platform") == CUMULUS:
+            yield p, pair
+
+
+@rule("peers-share-platform", "Both peers of a switch pair run the pair's platform.")
+def peers_share_platform(view: FabricView) -> Iterator[Finding]:
+    for p, pair in enumerate(view.pairs):
+        for s, peer in enumerate(pair["peers"]):
+            own = peer.get("platform")
+            if own is not None and own != pair["platform"]:
+                yield (
+                    ("switch_pairs", p, "peers", s, "platform"),
+                    f"{peer['name']} runs {own} but switch pair {pair['name']} is "
+                    f"{pair['platform']}: cxfab runs no mixed-OS pair (MLAG needs one OS "
+                    "and release on both peers)",
+                )
+
+
+@rule(
+    "cumulus-release-supported",
+    "A cumulus pair runs a Cumulus Linux release whose NVUE tree cxfab renders (5.9-5.14).",
+)
+def cumulus_release_supported(view: FabricView) -> Iterator[Finding]:
+    for p, pair in _cumulus_pairs(view):
+        release = pair.get("cumulus_release")
+        if release not in SUPPORTED_CUMULUS_RELEASES:
+            yield (
+                ("switch_pairs", p, "cumulus_release"),
+                f"Cumulus Linux {release} is not supported (cxfab renders the NVUE tree "
+                f"of {SUPPORTED_CUMULUS_RELEASES[0]}-{SUPPORTED_CUMULUS_RELEASES[-1]})",
+            )
+
+
+@rule("cumulus-ipl-vlan", "The IPL VLAN of a cumulus pair is 4094 (NVUE's peerlink.4094).")
+def cumulus_ipl_vlan(view: FabricView) -> Iterator[Finding]:
+    for p, pair in _cumulus_pairs(view):
+        mlag = pair.get("mlag")
+        if mlag and mlag["ipl"]["vlan"] != NVUE_PEERLINK_VLAN:
+            yield (
+                ("switch_pairs", p, "mlag", "ipl", "vlan"),
+                f"NVUE carries the MLAG peer link on peerlink.{NVUE_PEERLINK_VLAN}; "
+                f"VLAN {mlag['ipl']['vlan']} cannot be expressed on a cumulus pair",
+            )
+
+
+@rule("cumulus-lacp-mode", "A cumulus MPO is LACP active or static (NVUE has no passive LACP).")
+def cumulus_lacp_mode(view: FabricView) -> Iterator[Finding]:
+    for p, pair in _cumulus_pairs(view):
+        for m, mpo in view.present_mpos(pair):
+            if mpo["lacp_mode"] == "passive":
+                yield (
+                    ("switch_pairs", p, "mpos", m, "lacp_mode"),
+                    "NVUE bonds are `bond mode lacp` or `static` only; passive LACP "
+                    "cannot be expressed on a cumulus pair",
+                )
+
+
+@rule("cumulus-ports-unsplit", "Ports of a cumulus pair are whole ports (1/N, NVUE swpN).")
+def cumulus_ports_unsplit(view: FabricView) -> Iterator[Finding]:
+    for p, pair in _cumulus_pairs(view):
+        maps = [(("switch_pairs", p, "mpos", m), mpo) for m, mpo in view.present_mpos(pair)]
+        if pair.get("mlag"):
+            maps.insert(0, (("switch_pairs", p, "mlag", "ipl"), pair["mlag"]["ipl"]))
+        for base, owner in maps:
+            for peer, ports in owner["members"].items():
+                for i, name in enumerate(ports):
+                    if str(name).count("/") > 1:
+                        yield (
+                            (*base, "members", peer, i),
+                            f"split port {name}: its NVUE name (swpNsM) is not confirmed "
+                            "yet; a cumulus pair takes whole ports only",
+                        )
+
+
+@rule("cumulus-gateway-vrr", "Gateways on a cumulus pair are MAGP (NVUE VRR), not VRRP.")
+def cumulus_gateway_vrr(view: FabricView) -> Iterator[Finding]:
+    cumulus = {pair["name"] for _, pair in _cumulus_pairs(view)}
+    for v, vlan in enumerate(view.vlans):
+        if vlan["state"] != "present" or vlan["gateway"]["mode"] != "vrrp":
+            continue
+        names = [pair["name"] for pair in view.vlan_pairs(vlan) if pair["name"] in cumulus]
+        if names:
+            yield (
+                ("vlans", v, "gateway", "mode"),
+                f"switch pair {names[0]} is cumulus: its gateways are NVUE VRR (mode magp); "
+                "cxfab has not confirmed NVUE's VRRP priority/preempt/interval paths",
+            )
+
+
+@rule(
+    "cumulus-roce-priority",
+    "Lossless RoCE over a cumulus pair uses priority 3 (NVUE `qos roce` PFC priority).",
+)
+def cumulus_roce_priority(view: FabricView) -> Iterator[Finding]:
+    roce = view.fabric.get("roce")
+    if not isinstance(roce, dict) or roce.get("lossless") is not True:
+        return
+    names = [pair["name"] for _, pair in _cumulus_pairs(view)]
+    if names and roce.get("priority") != NVUE_ROCE_PRIORITY:
+        yield (
+            ("roce", "priority"),
+            f"switch pair {names[0]} is cumulus: NVUE `qos roce mode lossless` runs PFC "
+            f"on priority {NVUE_ROCE_PRIORITY}, not {roce.get('priority')}",
+        )

@@ -1,0 +1,327 @@
+"""The health checks of a Cumulus Linux switch and of its pair, from NVUE show outputs.
+
+The check ids are the Onyx driver's (switch/onyx/health.py), so verify and the
+pair transaction judge both OSes alike: mlag.enabled, mlag.system_mac,
+mlag.ipl_config (local), mlag.oper, mlag.ipl_state, mlag.mpo_status, mpo.N
+(pair), magp.N.config (local) and magp.N.state (pair) for the VRR gateways,
+pfc/trust/ecn.<port> for lossless RoCE, and mlag.system_mac_equal across peers.
+
+Inputs are the raw `-o json` texts by command (SHOWS). Their fields are those
+of the NVUE show tables in the Cumulus Linux 5.9 user guide (MLAG "Check MLAG
+Status", `nv show interface bond1 bond mlag`, VRR "nv show interface vlan10 ip
+vrr", RoCE "nv show qos roce"); the JSON nesting of each table is UNCONFIRMED
+until the lab (issue 27) records real outputs, so a value is looked up by the
+table's field name and a value that is absent or of another shape fails its
+check: an output that is missing, is not JSON or lacks a field never passes.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...common.checks import check, judged
+from . import names
+
+
+class Unreadable(ValueError):
+    """A show output cxfab cannot read; the checks built on it fail with this text."""
+
+
+def show_mlag() -> str:
+    return "nv show mlag -o json"
+
+
+def show_interface(name: str) -> str:
+    return f"nv show interface {name} -o json"
+
+
+def show_vrr(vlan: int) -> str:
+    return f"nv show interface {names.svi(vlan)} ip vrr -o json"
+
+
+def show_roce() -> str:
+    return "nv show qos roce -o json"
+
+
+def needed_shows(structured: dict) -> list[str]:
+    shows = []
+    if structured.get("mlag"):
+        shows += [show_mlag(), show_interface(names.PEERLINK)]
+        shows += [show_interface(names.bond(b["id"])) for b in structured.get("mlag_bonds") or []]
+    shows += [show_vrr(g["vlan"]) for g in structured.get("anycast_gateways") or []]
+    if structured.get("lossless"):
+        shows.append(show_roce())
+    return shows
+
+
+def read(outputs: dict, command: str) -> dict:
+    text = outputs.get(command)
+    if text is None:
+        raise Unreadable(f"{command}: not run or failed")
+    try:
+        data = json.loads(text) if isinstance(text, str) else text
+    except ValueError as exc:
+        raise Unreadable(f"{command}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or not data:
+        raise Unreadable(f"{command}: not a JSON object with fields")
+    return data
+
+
+def field(data: dict, *path: str):
+    """The value at `path`, or Unreadable naming the missing field."""
+    node = data
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            raise Unreadable(f"no field {'.'.join(path)}")
+        node = node[key]
+    return node
+
+
+def _truth(value) -> bool:
+    """NVUE prints flags as JSON booleans or as True/False/on/yes text."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("true", "on", "yes", "enabled", "up")
+
+
+def _state(value) -> str:
+    """`up`, {"up": {}} -> "up" (the VRR state is a keyed set in the applied tree)."""
+    if isinstance(value, dict) and len(value) == 1:
+        return next(iter(value))
+    return str(value)
+
+
+def _link_up(data: dict) -> bool:
+    link = field(data, "link")
+    if "oper-status" in link:
+        return str(link["oper-status"]).lower() == "up"
+    return _state(field(link, "state")) == "up"
+
+
+def _mlag_checks(structured: dict, outputs: dict) -> list[dict]:
+    name, intent = structured["switch"], structured["mlag"]
+    bonds = structured.get("mlag_bonds") or []
+    checks = []
+    try:
+        mlag = read(outputs, show_mlag())
+        checks.append(
+            judged(
+                "mlag.enabled",
+                name,
+                _truth(field(mlag, "enable")),
+                "enable on",
+                f"enable {mlag.get('enable')}",
+                scope="local",
+            )
+        )
+        mac = str(field(mlag, "mac-address"))
+        checks.append(
+            judged(
+                "mlag.system_mac",
+                name,
+                mac.lower() == intent["system_mac"].lower(),
+                f"mac-address {intent['system_mac']}",
+                f"mac-address {mac}",
+                scope="local",
+            )
+        )
+        peer_if = field(mlag, "peer-interface")
+        checks.append(
+            judged(
+                "mlag.ipl_config",
+                name,
+                peer_if == names.PEERLINK_SUB,
+                f"peer-interface {names.PEERLINK_SUB}",
+                f"peer-interface {peer_if}",
+                scope="local",
+            )
+        )
+        alive = field(mlag, "peer-alive")
+        checks.append(
+            judged(
+                "mlag.oper",
+                name,
+                _truth(alive),
+                "peer-alive True",
+                f"peer-alive {alive}, local-role {mlag.get('local-role')}",
+                scope="pair",
+            )
+        )
+    except Unreadable as exc:
+        for check_id, scope in (
+            ("mlag.enabled", "local"),
+            ("mlag.system_mac", "local"),
+            ("mlag.ipl_config", "local"),
+            ("mlag.oper", "pair"),
+        ):
+            checks.append(
+                check(check_id, name, "fail", "readable", f"unreadable: {exc}", scope=scope)
+            )
+    try:
+        up = _link_up(read(outputs, show_interface(names.PEERLINK)))
+        checks.append(
+            judged(
+                "mlag.ipl_state",
+                name,
+                up,
+                f"{names.PEERLINK} up",
+                f"{names.PEERLINK} {'up' if up else 'down'}",
+                scope="pair",
+            )
+        )
+    except Unreadable as exc:
+        checks.append(
+            check(
+                "mlag.ipl_state",
+                name,
+                "fail",
+                f"{names.PEERLINK} up",
+                f"unreadable: {exc}",
+                scope="pair",
+            )
+        )
+    dual = 0
+    for bond in bonds:
+        bond_name = names.bond(bond["id"])
+        expected = f"{bond_name} up, bond mlag status dual"
+        try:
+            data = read(outputs, show_interface(bond_name))
+            status, up = field(data, "bond", "mlag", "status"), _link_up(data)
+            ok = up and status == "dual"
+            dual += ok
+            checks.append(
+                judged(
+                    f"mpo.{bond['id']}",
+                    name,
+                    ok,
+                    expected,
+                    f"{bond_name} {'up' if up else 'down'}, status {status}",
+                    scope="pair",
+                )
+            )
+        except Unreadable as exc:
+            checks.append(
+                check(
+                    f"mpo.{bond['id']}", name, "fail", expected, f"unreadable: {exc}", scope="pair"
+                )
+            )
+    checks.append(
+        judged(
+            "mlag.mpo_status",
+            name,
+            dual == len(bonds),
+            f"{len(bonds)} of {len(bonds)} MLAG bonds dual",
+            f"{dual} of {len(bonds)} dual and up",
+            scope="pair",
+        )
+    )
+    return checks  # fmt: skip
+
+
+def _vrr_checks(structured: dict, outputs: dict) -> list[dict]:
+    name, checks = structured["switch"], []
+    for gateway in structured.get("anycast_gateways") or []:
+        base = f"magp.{gateway['id']}"
+        expected_cfg = f"vrr {gateway['virtual_ip']} mac {gateway['virtual_mac']}"
+        try:
+            vrr = read(outputs, show_vrr(gateway["vlan"]))
+            addresses = [a.split("/")[0] for a in field(vrr, "address")]
+            mac = str(field(vrr, "mac-address"))
+            ok = (
+                gateway["virtual_ip"] in addresses and mac.lower() == gateway["virtual_mac"].lower()
+            )
+            checks.append(
+                judged(
+                    base + ".config",
+                    name,
+                    ok,
+                    expected_cfg,
+                    f"vrr {','.join(addresses) or 'none'} mac {mac}",
+                    scope="local",
+                )
+            )
+            state = _state(field(vrr, "state"))
+            checks.append(
+                judged(
+                    base + ".state", name, state == "up", "state up", f"state {state}", scope="pair"
+                )
+            )
+        except Unreadable as exc:
+            checks.append(
+                check(
+                    base + ".config",
+                    name,
+                    "fail",
+                    expected_cfg,
+                    f"unreadable: {exc}",
+                    scope="local",
+                )
+            )
+            checks.append(
+                check(base + ".state", name, "fail", "state up", f"unreadable: {exc}", scope="pair")
+            )
+    return checks  # fmt: skip
+
+
+def _lossless_checks(structured: dict, outputs: dict) -> list[dict]:
+    """`qos roce` is switch-wide on NVUE: every lossless port is judged by it."""
+    name, lossless = structured["switch"], structured["lossless"]
+    priority = lossless["priority"]
+    expected = {
+        "pfc": f"qos roce mode lossless, PFC priority {priority}",
+        "trust": "qos roce trust includes dscp",
+        "ecn": f"qos roce ECN on traffic class {lossless['ecn']['traffic_class']}",
+    }
+    try:
+        roce = read(outputs, show_roce())
+        mode, pfc_prio = field(roce, "mode"), field(roce, "pfc", "pfc-priority")
+        trust = str(field(roce, "trust", "trust-mode"))
+        tcs = str(field(roce, "congestion-control", "enabled-tc")).replace(" ", "").split(",")
+        observed = {
+            "pfc": (
+                mode == "lossless" and str(pfc_prio) == str(priority),
+                f"mode {mode}, PFC priority {pfc_prio}",
+            ),
+            "trust": ("dscp" in trust.split(","), f"trust-mode {trust}"),
+            "ecn": (str(lossless["ecn"]["traffic_class"]) in tcs, f"enabled-tc {','.join(tcs)}"),
+        }
+    except Unreadable as exc:
+        observed = {kind: (False, f"unreadable: {exc}") for kind in expected}
+    return [
+        judged(f"{kind}.{port}", name, observed[kind][0], expected[kind], observed[kind][1],
+               scope="local")
+        for port in lossless["ports"]
+        for kind in ("pfc", "trust", "ecn")
+    ]  # fmt: skip
+
+
+def switch_checks(structured: dict, outputs: dict) -> list[dict]:
+    """This switch's checks from {command: its -o json text (None: it failed)}."""
+    checks = []
+    if structured.get("mlag"):
+        checks += _mlag_checks(structured, outputs)
+    checks += _vrr_checks(structured, outputs)
+    if structured.get("lossless"):
+        checks += _lossless_checks(structured, outputs)
+    return checks
+
+
+def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]) -> list[dict]:
+    """Both peers show the intended MLAG system MAC (mlag.system_mac_equal)."""
+    switches = sorted(structured)
+    first = structured[switches[0]]
+    if not first.get("mlag"):
+        return []
+    macs = {}
+    for switch in switches:
+        try:
+            macs[switch] = str(field(read(outputs.get(switch, {}), show_mlag()), "mac-address"))
+        except Unreadable:
+            macs[switch] = "unreadable"
+    seen = {m.lower() for m in macs.values()}
+    ok = "unreadable" not in seen and seen == {first["mlag"]["system_mac"].lower()}
+    return [
+        judged("mlag.system_mac_equal", pair, ok,
+               f"mac-address {first['mlag']['system_mac']} on both peers",
+               ", ".join(f"{k}: {v}" for k, v in macs.items()), scope="pair")
+    ]  # fmt: skip
