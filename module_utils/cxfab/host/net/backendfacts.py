@@ -1,0 +1,101 @@
+"""What a host shows about its network daemons: the facts backend.choose decides on.
+
+`gather(root, run)` reads, under `root` (a copied tree in tests):
+- netplan: the YAML files of /etc/netplan, /run/netplan and /lib/netplan (all but
+  cxfab's own 60-cxfab.yaml) and the interface names their device sections define;
+- systemd-networkd: `systemctl is-active systemd-networkd`, and the links it manages
+  (/run/systemd/netif/links/<ifindex> with an ADMIN_STATE other than unmanaged,
+  named through /sys/class/net/*/ifindex);
+- NetworkManager: `systemctl is-active NetworkManager`, and `nmcli -t -f DEVICE,STATE
+  device`'s devices in a state other than unmanaged (lo and devices NetworkManager
+  only watches, "connected (externally)", are not counted).
+
+`run(argv)` returns (exit status, stdout); a missing command is (127, ""). Not yet
+called by the module: wiring `auto` to it is the next slice (docs/host-network.md).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+NETPLAN_DIRS = ("etc/netplan", "run/netplan", "lib/netplan")
+OWN_NETPLAN = "60-cxfab.yaml"
+NETPLAN_DEVICE_TYPES = (
+    "ethernets", "bonds", "bridges", "vlans", "wifis", "modems", "tunnels", "vrfs",
+    "dummy-devices", "virtual-ethernets", "nm-devices",
+)  # fmt: skip
+UNMANAGED = "unmanaged"
+
+
+def _path(root: str, relative: str) -> str:
+    return os.path.join(root, relative)
+
+
+def netplan_interfaces(root: str) -> list[str]:
+    import yaml  # only here: the host agent (host/net alone) never reads netplan files
+
+    names: set[str] = set()
+    for directory in NETPLAN_DIRS:
+        for path in sorted(glob.glob(os.path.join(_path(root, directory), "*.yaml"))):
+            if os.path.basename(path) == OWN_NETPLAN:
+                continue
+            with open(path, encoding="utf-8") as handle:
+                network = (yaml.safe_load(handle) or {}).get("network") or {}
+            for kind in NETPLAN_DEVICE_TYPES:
+                names.update((network.get(kind) or {}).keys())
+    return sorted(names)
+
+
+def _ifnames(root: str) -> dict[str, str]:
+    names = {}
+    for path in glob.glob(_path(root, "sys/class/net/*/ifindex")):
+        with open(path, encoding="ascii") as handle:
+            names[handle.read().strip()] = path.split("/")[-2]
+    return names
+
+
+def networkd_links(root: str) -> list[str]:
+    names = _ifnames(root)
+    managed = []
+    for path in glob.glob(_path(root, "run/systemd/netif/links/*")):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            state = dict(
+                line.strip().split("=", 1)
+                for line in handle
+                if "=" in line and not line.startswith("#")
+            )
+        ifindex = os.path.basename(path)
+        if state.get("ADMIN_STATE", UNMANAGED) != UNMANAGED and ifindex in names:
+            managed.append(names[ifindex])
+    return sorted(managed)
+
+
+def networkmanager_links(run) -> list[str]:
+    status, out = run(["nmcli", "-t", "-f", "DEVICE,STATE", "device"])
+    if status != 0:
+        return []
+    managed = []
+    for line in out.splitlines():
+        device, _, state = line.rpartition(":")
+        if device and device != "lo" and state != UNMANAGED and "externally" not in state:
+            managed.append(device.replace("\\:", ":"))
+    return sorted(managed)
+
+
+def _active(run, unit: str) -> bool:
+    status, out = run(["systemctl", "is-active", unit])
+    return status == 0 and out.strip() == "active"
+
+
+def gather(root: str, run) -> dict:
+    """The facts dict of backend.choose for the host under `root`."""
+    nm_on = _active(run, "NetworkManager")
+    nd_on = _active(run, "systemd-networkd")
+    return {
+        "netplan_interfaces": netplan_interfaces(root),
+        "networkmanager_running": nm_on,
+        "networkmanager_links": networkmanager_links(run) if nm_on else [],
+        "networkd_running": nd_on,
+        "networkd_links": networkd_links(root) if nd_on else [],
+    }

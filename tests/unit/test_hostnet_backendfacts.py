@@ -1,0 +1,89 @@
+"""The facts backend.choose decides on, read from a fake root and fake commands."""
+
+from cxfab.host.net import backend, backendfacts
+
+
+def fake_run(active=(), nmcli=None):
+    def run(argv):
+        if argv[:2] == ["systemctl", "is-active"]:
+            return (0, "active\n") if argv[2] in active else (3, "inactive\n")
+        if argv[0] == "nmcli":
+            return (127, "") if nmcli is None else (0, nmcli)
+        raise AssertionError(argv)
+
+    return run
+
+
+def make_root(tmp_path, links=(), netplan=None, own_netplan=None):
+    for name, ifindex, admin in links:
+        (tmp_path / "sys/class/net" / name).mkdir(parents=True)
+        (tmp_path / "sys/class/net" / name / "ifindex").write_text(f"{ifindex}\n")
+        state = tmp_path / "run/systemd/netif/links"
+        state.mkdir(parents=True, exist_ok=True)
+        (state / str(ifindex)).write_text(f"# This is private data.\nADMIN_STATE={admin}\n")
+    etc = tmp_path / "etc/netplan"
+    etc.mkdir(parents=True)
+    if netplan:
+        (etc / "50-cloud-init.yaml").write_text(netplan)
+    if own_netplan:
+        (etc / "60-cxfab.yaml").write_text(own_netplan)
+    return str(tmp_path)
+
+
+CLOUD_INIT = "network:\n  version: 2\n  ethernets:\n    enp1s0:\n      dhcp4: true\n"
+OWN = "network:\n  version: 2\n  bonds:\n    bond0: {interfaces: [a]}\n"
+
+
+def test_networkd_host(tmp_path):
+    root = make_root(tmp_path, links=[("lo", 1, "unmanaged"), ("ens1f0", 2, "configured")])
+    facts = backendfacts.gather(root, fake_run(active={"systemd-networkd"}))
+    assert facts == {
+        "netplan_interfaces": [],
+        "networkmanager_running": False,
+        "networkmanager_links": [],
+        "networkd_running": True,
+        "networkd_links": ["ens1f0"],
+    }
+    assert backend.choose("auto", facts) == "networkd"
+
+
+def test_cxfabs_own_netplan_file_does_not_make_a_netplan_host(tmp_path):
+    root = make_root(tmp_path, own_netplan=OWN)
+    assert backendfacts.netplan_interfaces(root) == []
+    root2 = make_root(tmp_path / "b", netplan=CLOUD_INIT, own_netplan=OWN)
+    assert backendfacts.netplan_interfaces(root2) == ["enp1s0"]
+
+
+def test_networkmanager_host_counts_what_nm_really_manages(tmp_path):
+    root = make_root(tmp_path, links=[("eth0", 2, "unmanaged")])
+    nmcli = (
+        "eth0:connected\nlo:connected (externally)\nvirbr0:connected (externally)\nib0:unmanaged\n"
+    )
+    run = fake_run(active={"NetworkManager", "systemd-networkd"}, nmcli=nmcli)
+    facts = backendfacts.gather(root, run)
+    assert facts["networkmanager_links"] == ["eth0"]
+    assert facts["networkd_links"] == []
+    assert backend.choose("auto", facts) == "networkmanager"
+
+
+def test_both_managing_is_refused(tmp_path):
+    root = make_root(tmp_path, links=[("ens1f0", 3, "configured")])
+    run = fake_run(active={"NetworkManager", "systemd-networkd"}, nmcli="eth0:connected\n")
+    facts = backendfacts.gather(root, run)
+    try:
+        backend.choose("auto", facts)
+    except backend.BackendError as error:
+        assert "eth0" in error.reason and "ens1f0" in error.reason
+    else:
+        raise AssertionError("an ambiguous host was accepted")
+
+
+def test_netplan_host(tmp_path):
+    root = make_root(tmp_path, links=[("enp1s0", 2, "configured")], netplan=CLOUD_INIT)
+    facts = backendfacts.gather(root, fake_run(active={"systemd-networkd"}))
+    assert facts["netplan_interfaces"] == ["enp1s0"]
+    assert backend.choose("auto", facts) == "netplan"
+
+
+def test_nmcli_missing_means_no_links(tmp_path):
+    assert backendfacts.networkmanager_links(fake_run()) == []
