@@ -112,8 +112,9 @@ def test_verify_sections_follow_the_tags():
 
     everything = ["switches", "hosts", "health", "dataplane", "qos", "perf"]
     assert sections_run(["all"], []) == everything
-    assert sections_run(["verify_hosts", "always"], []) == ["hosts", "dataplane"]
-    assert sections_run(["verify_hosts"], ["verify_dataplane"]) == ["hosts"]
+    assert sections_run(["verify_hosts", "always"], []) == ["hosts", "health", "dataplane"]
+    assert sections_run(["verify_hosts"], ["verify_dataplane"]) == ["hosts", "health"]
+    assert sections_run(["verify_hosts"], ["verify_health", "verify_dataplane"]) == ["hosts"]
     assert sections_run(["verify_dataplane"], []) == ["dataplane"]
     assert sections_run(["verify_health"], []) == ["health"]
     assert sections_run(["all"], ["verify_perf"]) == everything[:-1]

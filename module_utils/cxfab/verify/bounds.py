@@ -195,7 +195,7 @@ def expected_checks(structured, hosts, workloads, switches, sections, health_ran
         sc = structured[name] or {}
         if "hosts" in sections:
             out += [(i, name, what) for i, what in _host_ids(sc)]
-        if health_ran and ("hosts" in sections or "health" in sections):
+        if health_ran and "health" in sections:
             out += [(i, name, what) for i, what in _health_ids(sc)]
         if "qos" in sections and sc.get("qos_measure"):
             for target in sc["qos_measure"]["targets"]:

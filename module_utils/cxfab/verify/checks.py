@@ -90,8 +90,8 @@ def all_checks(
                 # A probe the run should have sent and did not is "not measured", never
                 # an absent check (dataplane_checks).
                 checks += _dataplane(structured, name, (host_data.get(name) or {}).get("dataplane"))
-    # Link, cable and card health: part of the host section, or alone (verify_health).
-    if ("hosts" in sections or "health" in sections) and health is not None:
+    # Link, cable and card health: with the host section (sections_run adds it) or alone.
+    if "health" in sections and health is not None:
         # The RoCE load this run put on each host (none when the workloads did not run).
         load = (
             roce_load(structured, workloads, workload_results, facts) if "perf" in sections else {}

@@ -329,12 +329,12 @@ VERIFY_SECTIONS = ("switches", "hosts", "health", "dataplane", "qos", "perf")
 def sections_run(run_tags, skip_tags) -> list[str]:
     """The verify sections a run covers, from `--tags` / `--skip-tags` (tag verify_<section>).
 
-    The dataplane probe is a task of the hosts play: `--tags verify_hosts` runs it too,
-    so the section is covered (and its checks expected) unless verify_dataplane is
-    skipped by name."""
+    The dataplane probe and the link, cable and card health are tasks of the hosts
+    plays: `--tags verify_hosts` runs them too, so their sections are covered (and
+    their checks expected) unless verify_dataplane or verify_health is skipped by name."""
     run, skip = set(run_tags or ["all"]), set(skip_tags or [])
     if "verify_hosts" in run:
-        run.add("verify_dataplane")
+        run |= {"verify_dataplane", "verify_health"}
     return [
         section
         for section in VERIFY_SECTIONS
