@@ -23,10 +23,14 @@ options:
     type: dict
     required: true
   sections:
-    description: Sections of verify.yml that ran (switches, hosts, qos, perf).
+    description:
+      - Sections of verify.yml that ran (switches, hosts, health, dataplane, qos, perf), as
+        C(cxfab_verify_sections) reads them from the tags. C(health) (link, cable and card
+        health) and C(dataplane) (the probe through the switch pair) are judged only when
+        listed.
     type: list
     elements: str
-    default: [switches, hosts, qos, perf]
+    default: [switches, hosts, health, dataplane, qos, perf]
   host_data:
     description: Per host - facts, firmware, link_type, network, qos (registered results).
     type: dict
@@ -108,7 +112,7 @@ def main():
             "sections": {
                 "type": "list",
                 "elements": "str",
-                "default": ["switches", "hosts", "qos", "perf"],
+                "default": ["switches", "hosts", "health", "dataplane", "qos", "perf"],
             },
             "host_data": {"type": "dict", "default": {}},
             "switch_results": {"type": "dict", "default": {}},

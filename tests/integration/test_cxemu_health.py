@@ -73,7 +73,7 @@ PLAYBOOK = """\
           structured: {nichost: {nics: "{{ hostvars['nichost'].cxfab_host.nics }}"}}
           vlans: []
           workloads: {}
-        sections: [hosts]
+        sections: [health]
         health: {nichost: "{{ hostvars['nichost'].verify_health }}"}
         supported_cables: [{vendor: Mellanox, part_number: "MCP1600-*"}]
       register: judged
