@@ -21,33 +21,31 @@ Sources (docs/host-network.md repeats them):
 from __future__ import annotations
 
 # Logical name -> package name per family (None: the family ships no such package).
-PACKAGES = {
+# Most tools carry the same package name in both families; only the verbs and RDMA-CM
+# packages are split and named differently.
+_SAME_NAME = (
+    "rdma-core", "infiniband-diags", "perftest", "qperf", "iperf3", "mstflint", "lldpd",
+    "ethtool",
+)  # fmt: skip
+_ORDER = (
+    "rdma-core", "verbs-providers", "verbs-utils", "rdmacm-utils", "infiniband-diags",
+    "perftest", "qperf", "iperf3", "mstflint", "lldpd", "ethtool",
+)  # fmt: skip
+_NAMED_APART = {
     "debian": {
-        "rdma-core": "rdma-core",
         "verbs-providers": "ibverbs-providers",
         "verbs-utils": "ibverbs-utils",
         "rdmacm-utils": "rdmacm-utils",
-        "infiniband-diags": "infiniband-diags",
-        "perftest": "perftest",
-        "qperf": "qperf",
-        "iperf3": "iperf3",
-        "mstflint": "mstflint",
-        "lldpd": "lldpd",
-        "ethtool": "ethtool",
     },
     "redhat": {
-        "rdma-core": "rdma-core",
         "verbs-providers": "libibverbs",
         "verbs-utils": "libibverbs-utils",
         "rdmacm-utils": "librdmacm-utils",
-        "infiniband-diags": "infiniband-diags",
-        "perftest": "perftest",
-        "qperf": "qperf",
-        "iperf3": "iperf3",
-        "mstflint": "mstflint",
-        "lldpd": "lldpd",
-        "ethtool": "ethtool",
     },
+}
+PACKAGES = {
+    family: {name: apart.get(name, name) for name in _ORDER if name in apart or name in _SAME_NAME}
+    for family, apart in _NAMED_APART.items()
 }
 # Packages a family's base repositories lack (the host needs EPEL enabled on RHEL and
 # its rebuilds; Fedora has them in its own repositories).

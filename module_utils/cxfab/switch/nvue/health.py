@@ -102,51 +102,25 @@ def _mlag_checks(structured: dict, outputs: dict) -> list[dict]:
     name, intent = structured["switch"], structured["mlag"]
     bonds = structured.get("mlag_bonds") or []
     checks = []
+
+    def add(check_id, ok, expected, observed, scope):
+        checks.append(judged(check_id, name, ok, expected, observed, scope=scope))
+
     try:
         mlag = read(outputs, show_mlag())
-        checks.append(
-            judged(
-                "mlag.enabled",
-                name,
-                _truth(field(mlag, "enable")),
-                "enable on",
-                f"enable {mlag.get('enable')}",
-                scope="local",
-            )
-        )
+        enable = _truth(field(mlag, "enable"))
+        add("mlag.enabled", enable, "enable on", f"enable {mlag.get('enable')}", "local")
         mac = str(field(mlag, "mac-address"))
-        checks.append(
-            judged(
-                "mlag.system_mac",
-                name,
-                mac.lower() == intent["system_mac"].lower(),
-                f"mac-address {intent['system_mac']}",
-                f"mac-address {mac}",
-                scope="local",
-            )
-        )
+        wanted_mac = intent["system_mac"]
+        same_mac = mac.lower() == wanted_mac.lower()
+        add("mlag.system_mac", same_mac, f"mac-address {wanted_mac}", f"mac-address {mac}", "local")
         peer_if = field(mlag, "peer-interface")
-        checks.append(
-            judged(
-                "mlag.ipl_config",
-                name,
-                peer_if == names.PEERLINK_SUB,
-                f"peer-interface {names.PEERLINK_SUB}",
-                f"peer-interface {peer_if}",
-                scope="local",
-            )
-        )
+        expected_if = f"peer-interface {names.PEERLINK_SUB}"
+        add("mlag.ipl_config", peer_if == names.PEERLINK_SUB, expected_if,
+            f"peer-interface {peer_if}", "local")  # fmt: skip
         alive = field(mlag, "peer-alive")
-        checks.append(
-            judged(
-                "mlag.oper",
-                name,
-                _truth(alive),
-                "peer-alive True",
-                f"peer-alive {alive}, local-role {mlag.get('local-role')}",
-                scope="pair",
-            )
-        )
+        observed = f"peer-alive {alive}, local-role {mlag.get('local-role')}"
+        add("mlag.oper", _truth(alive), "peer-alive True", observed, "pair")
     except Unreadable as exc:
         for check_id, scope in (
             ("mlag.enabled", "local"),
