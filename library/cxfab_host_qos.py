@@ -53,6 +53,13 @@ options:
     description: Rate of the unlimited tc classes; 0 reads the port speed (100000 if unknown).
     type: int
     default: 0
+  tc_burst_ms:
+    description:
+      - Burst of a limited tc class, in milliseconds of traffic at its limit (1-1000).
+      - tc's default assumes the shaper's timers fire on time; late timers then lose tokens
+        and the class delivers less than its limit.
+    type: int
+    default: 10
 author: cxfab
 """
 

@@ -13,6 +13,7 @@ from cxfab.host.net.qos import (
     mlnx_unrepresentable,
     quantise_mlnx,
     tc_args,
+    tc_burst_bytes,
     tc_classes,
     tc_state,
 )
@@ -122,11 +123,25 @@ def test_tc_commands_build_htb_with_pcp_filters():
     commands = tc_args("tc", "ens1f0", qos_plan(HOST), ceiling_mbps=100000)
     assert commands[0] == ["tc", "qdisc", "del", "dev", "ens1f0", "root"]
     joined = [" ".join(c) for c in commands]
-    assert "tc class add dev ens1f0 parent 1:1 classid 1:10 htb rate 1000mbit ceil 1000mbit" in (
-        joined
-    )
+    # A limited class: its burst is 10 ms at its rate (1000 Mb/s -> 1,250,000 bytes).
+    limited = "classid 1:10 htb rate 1000mbit ceil 1000mbit burst 1250000 cburst 1250000"
+    assert f"tc class add dev ens1f0 parent 1:1 {limited}" in joined
     assert any("flower vlan_prio 3 classid 1:11" in line for line in joined)
     assert sum("flower" in line for line in joined) == 8
+
+
+def test_tc_burst_follows_the_rate_with_a_floor_and_spares_unlimited_classes():
+    plan = qos_plan(HOST)
+    commands = tc_args("tc", "ens1f0", plan, ceiling_mbps=100000, burst_ms=50)
+    by_class = {c[c.index("classid") + 1]: c for c in commands if "classid" in c[:9]}
+    limited = {t["tc"]: t["rate_limit_mbps"] for t in plan["tcs"] if t["rate_limit_mbps"]}
+    assert limited, "the golden host limits at least one class"
+    for tc, mbps in limited.items():
+        argv = by_class[f"1:{10 + tc}"]
+        assert argv[argv.index("burst") + 1] == str(mbps * 1000 * 50 // 8), argv
+    unlimited = [c for k, c in by_class.items() if int(k[2:]) - 10 not in limited]
+    assert unlimited and all("burst" not in argv for argv in unlimited)
+    assert tc_burst_bytes(1, 1) == 10 * 1514  # ten full frames at the least
 
 
 def test_tc_read_back_matches_plan():

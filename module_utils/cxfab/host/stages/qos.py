@@ -123,7 +123,8 @@ class Backend:
             if lossless:
                 commands += lossless_lib.dcb_args(self.tools["dcb"], port, lossless)
             return commands
-        return backends.tc_args(self.tools["tc"], port, plan, self.ceiling(port))
+        burst_ms = self.module.params["tc_burst_ms"]
+        return backends.tc_args(self.tools["tc"], port, plan, self.ceiling(port), burst_ms)
 
 
 def read_lossless(module, backend, port):
@@ -205,6 +206,7 @@ ARGUMENT_SPEC = {
     "backend": {"type": "str", "default": "auto", "choices": ["auto", "mlnx_qos", "dcb", "tc"]},
     "mlnx_qos_path": {"type": "str", "default": "mlnx_qos"},
     "tc_ceiling_mbps": {"type": "int", "default": 0},
+    "tc_burst_ms": {"type": "int", "default": backends.TC_BURST_MS_DEFAULT},
     "persist": {"type": "bool", "default": True},
 }
 
@@ -221,6 +223,11 @@ def run(module) -> dict:
             "persisted": [],
             "lossless_missing": [],
         }
+    if not 1 <= module.params["tc_burst_ms"] <= 1000:
+        module.fail_json(
+            msg=f"tc_burst_ms: {module.params['tc_burst_ms']} is outside 1-1000 (milliseconds)",
+            path="tc_burst_ms",
+        )
     ports = module.params["ports"] or plan["ports"]
     for port in ports:
         if not os.path.exists(f"/sys/class/net/{port}"):
