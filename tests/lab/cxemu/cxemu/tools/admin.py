@@ -16,7 +16,8 @@ port<N>.link (auto|down), port<N>.eth_enabled_speeds, port<N>.sm (present|none:
 the IB subnet manager, see cxemu/ib.py), netdev<N>,
 netdev<N>.shaper_scale (kernel shaper rate = configured rate x scale, for slow
 guests), pcie.<speed|width|max_speed|max_width> (the PCIe link, e.g. pcie.width=8
-for seed 000's narrow slot; shown only in a CXEMU_SYSFS_ROOT tree). A bad key or
+for seed 000's narrow slot; shown only in a CXEMU_SYSFS_ROOT tree), temperature (the
+ASIC's, whole degrees C, that mget_temp/mstmget_temp print). A bad key or
 value fails with the key and the reason, and changes nothing.
 """
 
@@ -200,6 +201,10 @@ def apply_setting(card: dict, key: str, value: str) -> None:
         if number not in allowed:
             raise AdminError(f"{key}: {value!r} is not one of {', '.join(map(str, allowed))}")
         card["pcie"] = {**pcie.link_of(card), field: number}
+    elif key == "temperature":
+        if not re.fullmatch(r"-?\d{1,3}", value) or not -40 <= int(value) <= 150:
+            raise AdminError(f"{key}: {value!r} is not whole degrees C in -40..150")
+        card["asic_temp_c"] = int(value)
     else:
         raise AdminError(f"{key}: unknown key (see cxemu-admin set --help)")
 
