@@ -1,18 +1,20 @@
 """Lab tier: verify's link and cable health names seed 000's faults on the configured lab.
 
 Runs on the lab as site.yml left it, in CI (short: two `verify.yml --tags verify_health`
-runs). Two faults in one run, one per host:
+runs). Three faults in one run:
 
 - lab-host1's emulated ConnectX-4 gets seed 000's third-party DAC on port 1
   (`cxemu-admin set ... port1.cable=optcore`): mlxlink answers status opcode 1036, so
   `link.<port>.diag` must fail with the opcode's text and the cable's vendor and part
   number as its observed value;
+- the same card runs hot (`cxemu-admin set ... temperature=101`): `temp.<nic>` must
+  fail with the reading of mget_temp as its observed value;
 - lab-host2's first data port flaps for real (`ip link set down`, then `up`) after
   verify's start snapshot of the counters and before its end snapshot: `flap.<port>`
   must name the counter that moved (the bond's Link Failure Count: virtio keeps its
   carrier over an administrative down, so carrier_changes does not move in the lab).
 
-Both are healed (genuine cable back, the bond member back in its aggregator) and the
+All are healed (genuine cable back, the card's temperature back, the bond member back in its aggregator) and the
 same tags must pass again. The narrow PCIe slot of seed 000 is not planted here: a
 guest's PCIe link files are its kernel's (QEMU cannot narrow a virtio endpoint), so it
 is shown on the emulator's sysfs tree by tests/integration/test_cxemu_health.py.
@@ -38,6 +40,8 @@ THIRD_PARTY = "module's PMD type is not enabled (opcode 1036), cable OPTCORE Q-1
 # The start snapshot of FLAP_HOST is in: the flap now lands between the two snapshots.
 START_TAKEN = rf"(?s)phase start\].*?(?:ok|changed): \[{FLAP_HOST}\]"
 BOND_BACK_S = 90
+# Over verify_nic_max_temp_c (95); the emulator's card reads 47 until set.
+HOT_C, COOL_C = 101, 47
 
 
 def checks(reports: Path) -> dict[tuple[str, str], dict]:
@@ -74,7 +78,9 @@ def planted(deployed: Deployment, lab, tmp_path_factory):
     reports = tmp_path_factory.mktemp("health-faults")
     started = time.monotonic()
     try:
-        hosts[CABLE_HOST].run(f"cxemu-admin set -d {cable_nic['pci']} port1.cable=optcore")
+        hosts[CABLE_HOST].run(
+            f"cxemu-admin set -d {cable_nic['pci']} port1.cable=optcore temperature={HOT_C}"
+        )
         failures = link_failures(hosts[FLAP_HOST], bond, flap_port)
         running = deployed.spawn("verify.yml", *TAGS, reports=reports)
         running.wait_for(START_TAKEN)
@@ -84,7 +90,9 @@ def planted(deployed: Deployment, lab, tmp_path_factory):
         )
         run = running.finish()
     finally:
-        hosts[CABLE_HOST].run(f"cxemu-admin set -d {cable_nic['pci']} port1.cable=mellanox")
+        hosts[CABLE_HOST].run(
+            f"cxemu-admin set -d {cable_nic['pci']} port1.cable=mellanox temperature={COOL_C}"
+        )
         deadline = time.monotonic() + BOND_BACK_S
         while not bond_whole(hosts[FLAP_HOST], bond) and time.monotonic() < deadline:
             time.sleep(2)
@@ -93,6 +101,7 @@ def planted(deployed: Deployment, lab, tmp_path_factory):
         "run": run,
         "checks": checks(reports),
         "cable_port": cable_nic["ports"][0]["netdev"],
+        "cable_nic": cable_nic["name"],
         "flap_port": flap_port,
         "bond": bond,
         "failures_before": failures,
@@ -109,6 +118,15 @@ def test_a_third_party_cable_is_named_with_the_opcode_text_and_the_cable(planted
     assert check["status"] == "fail", check
     assert check["observed"] == THIRD_PARTY, check
     assert "Connected wrong module type" in check["message"], check
+
+
+def test_a_hot_card_is_named_with_its_temperature(planted):
+    check = planted["checks"][(CABLE_HOST, f"temp.{planted['cable_nic']}")]
+    print(f"{CABLE_HOST} {check['id']}: {check['status']}, observed {check['observed']!r}")
+    assert check["status"] == "fail", check
+    assert check["observed"] == f"{HOT_C} C (mget_temp)", check
+    # The other host's card was not heated: measured, and under the limit.
+    assert planted["checks"][(FLAP_HOST, f"temp.{planted['cable_nic']}")]["status"] == "pass"
 
 
 def test_a_flap_between_the_snapshots_is_named(planted):
@@ -133,5 +151,6 @@ def test_healed_the_same_tags_pass_again(planted, deployed, lab, tmp_path):
     assert run.returncode == 0, run.tail(3000)
     assert found[(CABLE_HOST, f"link.{planted['cable_port']}.diag")]["status"] == "pass"
     assert found[(FLAP_HOST, f"flap.{planted['flap_port']}")]["status"] == "pass"
+    assert found[(CABLE_HOST, f"temp.{planted['cable_nic']}")]["status"] == "pass"
     failed = [c for c in found.values() if c["status"] == "fail"]
     assert not failed, failed
