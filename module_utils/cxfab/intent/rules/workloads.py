@@ -64,3 +64,37 @@ def workload_rdma_device(view: FabricView) -> Iterator[Finding]:
                     f"transport rdma needs an RDMA device on {pair[role]} "
                     "(cxfab_host.nics or cxfab_host.rdma.devices)",
                 )
+
+
+def ring_round_count(hosts: int) -> int:
+    """Rounds of the ring the generated plan always starts with (each host with its two
+    neighbours): workloads/fleet_plan.ring_rounds, counted here because the intent may
+    not import the workloads room (a unit test holds the two equal)."""
+    if hosts < 2:
+        return 0
+    return 1 if hosts == 2 else 2 if hosts % 2 == 0 else 3
+
+
+@rule(
+    "workload-fleet-budget",
+    "A generated plan has two hosts at least and a budget that holds the ring's rounds.",
+)
+def workload_fleet_budget(view: FabricView) -> Iterator[Finding]:
+    if view.workloads.get("plan") != "generated":
+        return
+    fleet = view.workloads["fleet"]
+    count = len(view.hosts)
+    if count < 2:
+        yield (("workloads", "plan"), f"a generated plan needs two hosts at least, not {count}")
+        return
+    rounds = ring_round_count(count)
+    needed = rounds * fleet["test_s"]
+    if fleet["budget_s"] < needed:
+        # The ring is the least plan (every host tested twice): below it the budget
+        # could not hold the tests that name a slow node, so it is refused here.
+        yield (
+            ("workloads", "fleet", "budget_s"),
+            f"{fleet['budget_s']} s is too small: the ring of {count} hosts takes"
+            f" {rounds} round(s) of {fleet['test_s']} s (workloads.fleet.test_s);"
+            f" it needs at least {needed} s",
+        )
