@@ -56,7 +56,8 @@ def run(plan, slow_node=None, lost=(), seconds=400.0, seed=3):
             else:
                 result.update(gbps=gbps, transport_gbps=gbps * 0.9)
             results.setdefault(test["client"], []).append(result)
-    published = fleet_runs.publish(plan)
+    hosts = {h: {"vlans": [{"id": 10, "address": f"10.0.0.{i}/24"}]} for i, h in enumerate(HOSTS)}
+    published = fleet_runs.publish(plan, {"hosts": hosts, "workloads": {}})
     return {"plan": published["plan"], "results": results, "seconds": {"h0": seconds}}
 
 

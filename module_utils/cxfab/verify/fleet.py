@@ -218,7 +218,7 @@ def plan_checks(workloads: dict, hosts: dict, host_facts: dict, fleet: dict | No
     fleet = fleet or {}
     plan = json.loads(fleet["plan"]) if fleet.get("plan") else None
     if not plan:
-        why = "the fleet's plan was not computed in this run (cxfab_fleet unset)"
+        why = "the fleet's plan was not computed in this run (rdma_workloads_fleet unset)"
         out = [unmeasured(f"perf.fleet.{k}", FLEET, k, why) for k in ("fabric", "budget")]
         out += [unmeasured(f"perf.fleet.node.{h}", h, "pairs measured", why) for h in sorted(hosts)]
         return out, None
