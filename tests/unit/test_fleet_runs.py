@@ -107,3 +107,29 @@ def test_a_server_without_an_address_on_the_vlan_gives_a_test_without_runs_and_i
     assert fleet_runs.test_runs(out, test, "/opt/b", 18500, 2) == []
     result = fleet_runs.test_result(test, [])
     assert "gbps" not in result and result["error"] == test["error"]
+
+
+def _workload_filters():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "filter_plugins" / "cxfab_workloads.py"
+    spec = importlib.util.spec_from_file_location("cxfab_workloads_filter", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FilterModule().filters()
+
+
+def test_the_filter_plans_once_with_each_hosts_numa_local_cpus_and_the_fabric_settings():
+    filters = _workload_filters()
+    out = filters["cxfab_fleet_plan"](fabric(hosts=4), {"h0": "0-3", "h1": "8-11"})
+    plan = json.loads(out["plan"])
+    assert plan["cpus"] == {"h0": "0-3", "h1": "8-11", "h2": "", "h3": ""}
+    assert (out["budget_s"], out["test_s"], out["rounds"]) == (60, 10, 3)
+    assert out["workloads"]["transports"] == ["tcp", "rdma", "shm"]
+    test = filters["cxfab_fleet_test_of"](out, "h1", 0)
+    assert test["server"] == "h0" and test["address"] == "10.0.10.1"
+    assert [r["tool"] for r in filters["cxfab_fleet_test_runs"](out, test, "/b", 1, 1)] == [
+        "pingpong",
+        "ib_write_bw",
+    ]

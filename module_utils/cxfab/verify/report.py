@@ -296,6 +296,8 @@ def plot_fleet(table: dict | None) -> bytes | None:
         if len(hosts) <= 40:  # beyond, names would overlap: report.json has them
             ax.set_xticks(range(len(hosts)), hosts, rotation=90, fontsize=7)
             ax.set_yticks(range(len(hosts)), hosts, fontsize=7)
+        else:
+            ax.set_xlabel("host, by name (report.json names each pair)")
         ax.set_title(f"Fleet pairs ({len(table.get('pairs') or [])} measured)")
 
     return _plot_png(draw, size=(7, 6))
