@@ -48,11 +48,21 @@ def workload_vlan_on_both(view: FabricView) -> Iterator[Finding]:
 
 @rule(
     "workload-rdma-device",
-    "With transport rdma, both hosts of every pair have a ConnectX adapter or an RDMA device.",
+    "With transport rdma, both hosts of every pair (every host with plan generated) have a"
+    " ConnectX adapter or an RDMA device.",
 )
 def workload_rdma_device(view: FabricView) -> Iterator[Finding]:
     if "rdma" not in view.workloads["transports"]:
         return
+    if view.workloads.get("plan") == "generated":
+        # The generated plan tests every host over RDMA.
+        for name, host in sorted(view.hosts.items()):
+            if not host["nics"] and not host.get("rdma", {}).get("devices"):
+                yield (
+                    ("workloads", "plan"),
+                    f"transport rdma with plan generated needs an RDMA device on every host;"
+                    f" {name} has none (cxfab_host.nics or cxfab_host.rdma.devices)",
+                )
     for w, pair in enumerate(view.workloads["pairs"]):
         for role in ("client", "server"):
             host = view.hosts.get(pair[role])
