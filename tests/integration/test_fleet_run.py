@@ -11,7 +11,9 @@ host that took part in both, must be "not measured", while the other two tests l
 the matrix with their figures.
 
 A round's tests run side by side: each batch task is announced once per round for
-all hosts, not once per test.
+all hosts, not once per test. The rounds are set to count as larger than `forks`
+(rdma_workloads_fleet_async_above: 1), so the clients start in the background and are
+waited for, as a fleet's rounds past forks do.
 """
 
 from __future__ import annotations
@@ -150,6 +152,9 @@ def _inventory(tmp_path: Path, bin_dir: Path, port_base: int) -> Path:
                 "rdma_workloads_duration": 1,
                 "rdma_workloads_listen_timeout": 10,
                 "rdma_workloads_timeout": 30,
+                # Rounds of two tests count as more than forks: the clients start in the
+                # background and are waited for (the path of a round past forks).
+                "rdma_workloads_fleet_async_above": 1,
             },
         }
     }
@@ -188,6 +193,7 @@ def test_the_rounds_run_side_by_side_and_an_unmeasured_test_is_named(tmp_path, b
     calls = re.findall(r"^TASK \[rdma_workloads : (.+?)\]", run.stdout, re.M)
     assert calls.count("Start the servers") == 2, calls
     assert calls.count("Run the clients") == 2
+    assert calls.count("Wait for the clients started in the background") == 2
     assert re.search(r"4 tests of 4 hosts in\s+2 rounds", run.stdout), run.stdout[-3000:]
 
     fleet = json.loads((tmp_path / "playbooks" / "fleet.json").read_text())

@@ -42,7 +42,7 @@ def test_every_planned_test_is_found_once_on_its_client_in_its_round():
         found = [t for t in found if t]
         assert sorted(t["name"] for t in found) == sorted(t["name"] for t in tests)
         assert sorted(t["slot"] for t in found) == list(range(len(tests)))
-        assert all(t["round"] == number for t in found)
+        assert all(t["round"] == number and t["round_tests"] == len(tests) for t in found)
 
 
 def test_a_host_without_a_test_in_a_round_gets_none():

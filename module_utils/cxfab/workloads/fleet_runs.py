@@ -39,6 +39,7 @@ def publish(plan: dict, fabric: dict) -> dict:
         for slot, test in enumerate(tests):
             mine = schedule.setdefault(test["client"], {})
             entry = mine[str(number)] = {**test, "round": number, "slot": slot}
+            entry["round_tests"] = len(tests)
             try:
                 entry["address"] = host_address(fabric["hosts"][test["server"]], test["vlan"])
             except (KeyError, TypeError, ValueError) as exc:
