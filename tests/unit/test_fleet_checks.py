@@ -4,6 +4,7 @@ fleet passing, a test without a figure "not measured", the rounds against the bu
 
 import json
 import random
+import re
 
 import jsonschema
 import pytest
@@ -161,6 +162,11 @@ def test_verify_expects_the_fleet_checks_and_the_report_carries_the_matrix_and_h
     assert (out / "fleet.png").read_bytes()[:4] == b"\x89PNG"
     markdown = (out / "report.md").read_text()
     assert "Slow nodes: h2." in markdown and "![fleet](fleet.png)" in markdown
+    assert re.search(
+        r"28 pairs measured, 0 not measured, in 9 rounds \(400.0 s of a 600 s budget\)"
+        r"; median \d+\.\d\d Gb/s\.",
+        markdown,
+    ), markdown
     assert 'id="fleet"' in (out / "report.html").read_text()
 
 
