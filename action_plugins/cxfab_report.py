@@ -18,7 +18,9 @@ class ActionModule(ActionBase):
     """Build report.json/.md/.html from checks and measurements; never touches a device."""
 
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("checks", "bandwidth", "qos", "meta", "reports_dir", "secrets"))
+    _VALID_ARGS = frozenset(
+        ("checks", "bandwidth", "qos", "fleet", "meta", "reports_dir", "secrets")
+    )
     _requires_connection = False
 
     def run(self, tmp=None, task_vars=None):
@@ -37,6 +39,7 @@ class ActionModule(ActionBase):
                 qos=args.get("qos") or [],
                 meta=args.get("meta") or {},
                 secrets=[str(s) for s in (args.get("secrets") or [])],
+                fleet=args.get("fleet") or None,
             )
         except ReportError as exc:
             raise AnsibleActionFail(f"report: {exc}") from exc

@@ -73,6 +73,13 @@ options:
     type: list
     elements: str
     default: []
+  fleet:
+    description: >-
+      The generated plan (C(workloads.plan=generated)) - C(plan), the published plan's JSON
+      text; C(results), per client host the tests it ran; C(seconds), per host how long its
+      rounds took. Judged with the C(perf) section into C(perf.fleet.*) checks.
+    type: dict
+    default: {}
   waive:
     description: >-
       The inventory's C(verify_waive) - a list of C({id, target, reason}); C(id) and
@@ -98,6 +105,10 @@ RETURN = r"""
 checks: {description: Every check., type: list, returned: always}
 bandwidth: {description: Bandwidth vs message size series., type: list, returned: always}
 qos: {description: Per-VLAN throughput series., type: list, returned: always}
+fleet:
+  description: The fleet's pair matrix and verdict (None without a generated plan).
+  type: dict
+  returned: always
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
@@ -124,6 +135,7 @@ def main():
             "max_temp_c": {"type": "float", "default": 95.0},
             "switches": {"type": "list", "elements": "str", "default": []},
             "waive": {"type": "list", "elements": "raw", "default": []},
+            "fleet": {"type": "dict", "default": {}},
         },
         supports_check_mode=True,
     )
@@ -144,6 +156,7 @@ def main():
             p["max_temp_c"],
             p["switches"],
             p["waive"],
+            p["fleet"],
         )
     except WaiverError as exc:
         module.fail_json(msg=str(exc))

@@ -6,6 +6,7 @@ from collections import Counter
 from itertools import chain
 
 import pytest
+from cxfab.intent.rules.workloads import ring_round_count
 from cxfab.workloads import fleet_plan
 
 
@@ -135,3 +136,21 @@ def test_a_fabric_with_hand_written_pairs_keeps_them_and_one_without_is_generate
     assert [t["name"] for t in planned_tests(plan)] == ["ab"]
     plan = fleet_plan.plan_for_fabric({"hosts": hosts, "workloads": {"pairs": []}}, 60, 10)
     assert plan["source"] == "generated" and plan["tests"] == 6  # 4 hosts: every pair
+
+
+def test_plan_generated_plans_every_host_beside_hand_written_pairs_with_the_fleet_settings():
+    hosts = {f"h{i}": {"bond": {"switch_pair": "rack1"}, "vlans": [{"id": 10}]} for i in range(5)}
+    workloads = {
+        "pairs": [{"name": "ab", "server": "h0", "client": "h1", "vlan": 10}],
+        "plan": "generated",
+        "fleet": {"budget_s": 30, "test_s": 10},
+    }
+    plan = fleet_plan.plan_for_fabric({"hosts": hosts, "workloads": workloads})
+    assert plan["source"] == "generated" and (plan["budget_s"], plan["test_s"]) == (30, 10)
+    assert len(plan["rounds"]) == 3 and plan["phases"] == {"ring": 3}  # 5 hosts: the ring
+    assert {h for t in planned_tests(plan) for h in (t["server"], t["client"])} == set(hosts)
+
+
+@pytest.mark.parametrize("count", range(0, 12))
+def test_the_budget_rule_counts_the_rounds_of_the_ring_as_the_planner_plans_them(count):
+    assert ring_round_count(count) == len(fleet_plan.ring_rounds(count))

@@ -88,12 +88,20 @@ def test_a_host_with_one_slow_pair_only_cannot_be_judged_node_or_link():
     assert "node or link?" in by_id(checks)["perf.fleet.pair.h0~lone"]["message"]
 
 
-def test_a_planned_host_without_results_is_skipped_and_no_results_skip_the_fabric():
+def test_a_planned_host_without_results_and_a_fleet_without_any_are_not_measured():
     checks, _ = fleet.fleet_checks(ring_and_more(), LIMITS, [*HOSTS, "ghost"])
-    assert by_id(checks)["perf.fleet.node.ghost"]["status"] == "skip"
+    ghost = by_id(checks)["perf.fleet.node.ghost"]
+    assert ghost["status"] == "fail" and ghost["observed"] == "not measured"
     checks, table = fleet.fleet_checks([], LIMITS, ["h0"])
+    assert by_id(checks)["perf.fleet.fabric"]["status"] == "fail"
+    assert by_id(checks)["perf.fleet.fabric"]["message"].startswith("not measured: ")
+    assert table["pairs"] == [] and by_id(checks)["perf.fleet.node.h0"]["status"] == "fail"
+
+
+def test_without_every_link_limit_the_fabric_is_skipped_and_pairs_judged_by_bandwidth():
+    checks, table = fleet.fleet_checks(ring_and_more(node="h3"), {}, HOSTS)
     assert by_id(checks)["perf.fleet.fabric"]["status"] == "skip"
-    assert table["pairs"] == [] and by_id(checks)["perf.fleet.node.h0"]["status"] == "skip"
+    assert table["median_share_of_limit"] is None and table["verdict"]["nodes"] == ["h3"]
 
 
 def test_the_matrix_holds_every_pair_and_each_host_row():

@@ -203,6 +203,10 @@ def expected_checks(structured, hosts, workloads, switches, sections, health_ran
     if "perf" in sections:
         for pair in (workloads or {}).get("pairs") or []:
             out += [(i, pair["name"], what) for i, what in _perf_ids(workloads)]
+        if (workloads or {}).get("plan") == "generated":
+            # The fleet's plan: its verdict, its time, and every host of it.
+            out += [(f"perf.fleet.{k}", "fleet", f"fleet {k}") for k in ("fabric", "budget")]
+            out += [(f"perf.fleet.node.{h}", h, "fleet pairs") for h in sorted(hosts or {})]
     if "switches" in sections:
         out += [("*", name, "switch health") for name in switches or []]
     return out

@@ -24,6 +24,7 @@ from .bounds import (  # noqa: F401  (WaiverError re-exported for the module)
     missing_checks,
     validate_waivers,
 )
+from .fleet import plan_checks
 from .host import host_checks
 from .nic_health import health_checks
 from .perf import perf_checks
@@ -68,18 +69,20 @@ def all_checks(
     max_temp_c=None,
     switches=None,
     waive=None,
+    fleet=None,
 ) -> dict:
     """Every check of a verify run plus the report series; sections not run add nothing.
 
     `switches`: the switches of the run (each must return its health); `waive`: the
-    inventory's verify_waive (validated here, WaiverError when malformed)."""
+    inventory's verify_waive (validated here, WaiverError when malformed); `fleet`: the
+    generated plan and its results (fleet.plan_checks), judged with `perf`."""
     waivers = validate_waivers(waive)
     hosts, workloads = fabric.get("hosts") or {}, fabric.get("workloads") or {}
     # As validate.yml publishes it (one JSON text per device) or already decoded.
     structured = Unpacked(fabric.get("structured") or {})
     host_data = host_data or {}
     facts = {n: ((d or {}).get("facts") or {}).get("facts") or {} for n, d in host_data.items()}
-    checks, bandwidth, qos_series = [], [], []
+    checks, bandwidth, qos_series, matrix = [], [], [], None
     if "switches" in sections:
         checks += switch_checks(switch_results)
     if "hosts" in sections or "dataplane" in sections:
@@ -106,9 +109,12 @@ def all_checks(
     if "perf" in sections:
         found, bandwidth = perf_checks(workloads, hosts, workload_results, facts, workload_error)
         checks += found
+        found, matrix = plan_checks(workloads, hosts, facts, fleet)
+        checks += found
     checks = bound_skips(merge(checks))
     expected = expected_checks(
         structured, hosts, workloads, switches, sections, health_ran=health is not None
     )
     checks += missing_checks(checks, expected)
-    return {"checks": apply_waivers(checks, waivers), "bandwidth": bandwidth, "qos": qos_series}
+    checks = apply_waivers(checks, waivers)
+    return {"checks": checks, "bandwidth": bandwidth, "qos": qos_series, "fleet": matrix}

@@ -23,9 +23,11 @@ link and the host's own check is a warning.
 
 from __future__ import annotations
 
+import json
 from statistics import median
 
-from ..common.checks import Checks, check
+from ..common.checks import Checks, check, unmeasured
+from .perf import link_ceiling
 
 TOLERANCE = 0.8
 FABRIC_TOLERANCE = 0.7
@@ -72,6 +74,7 @@ def matrix(results: list[dict], limits: dict, tolerance: float = TOLERANCE) -> d
         if lat is not None and latency and float(lat) > latency / tolerance:
             reasons.append(f"{float(lat):g} us > median {latency:g} / {tolerance:g}")
         pair = {"pair": _pair_key(a, b), "hosts": [a, b], "gbps": gbps, "latency_us": lat}
+        pair.update({k: result[k] for k in ("transport_gbps", "round", "tool") if k in result})
         pair.update(limit_gbps=limit, slow=bool(reasons), why=reasons)
         pairs.append(pair)
         for host in (a, b):
@@ -116,9 +119,12 @@ def fleet_checks(
     planned_hosts: list[str] | None = None,
     tolerance: float = TOLERANCE,
     fabric_tolerance: float = FABRIC_TOLERANCE,
+    unmeasured_why: dict | None = None,
 ) -> tuple[list[dict], dict]:
     """(checks, matrix): `perf.fleet.fabric`, `perf.fleet.node.<host>` for every
-    planned host, `perf.fleet.pair.<a>~<b>` for every slow link named."""
+    planned host, `perf.fleet.pair.<a>~<b>` for every slow link named.
+    `unmeasured_why`: host -> why a pair of it has no figure (a host with no figure
+    at all fails "not measured" with it)."""
     table = matrix(results, limits, tolerance)
     found = verdict(table)
     table["verdict"] = found
@@ -127,9 +133,11 @@ def fleet_checks(
     checks = Checks(FLEET)
     share = table.get("median_share_of_limit")
     expected = f"median pair >= {fabric_tolerance:g} x its link limit"
-    if share is None:
-        reason = "no result" if not table["pairs"] else "the hosts' link limits are not all known"
-        checks.skip("perf.fleet.fabric", expected, reason)
+    if not table["pairs"]:
+        checks.unmeasured("perf.fleet.fabric", expected, "no pair has a figure")
+    elif share is None:
+        # As perf.link_fraction: a soft-RoCE port's rate is nominal, not a limit.
+        checks.skip("perf.fleet.fabric", expected, "the hosts' link limits are not all known")
     else:
         checks.judge(
             "perf.fleet.fabric",
@@ -140,7 +148,8 @@ def fleet_checks(
         )
     out = list(checks)
     for host in sorted(set(planned_hosts or []) | set(hosts)):
-        out.append(_node_check(host, hosts.get(host), by_pair, table, found))
+        why = (unmeasured_why or {}).get(host, "")
+        out.append(_node_check(host, hosts.get(host), by_pair, table, found, why))
     alone = set(found["undetermined"])
     measure = "share of the link limit" if share is not None else "bandwidth"
     for key in found["links"]:
@@ -160,20 +169,118 @@ def fleet_checks(
     return out, table
 
 
-def _node_check(host: str, row: dict | None, by_pair: dict, table: dict, found: dict) -> dict:
+def _node_check(
+    host: str, row: dict | None, by_pair: dict, table: dict, found: dict, why: str = ""
+) -> dict:
     check_id = f"perf.fleet.node.{host}"
     expected = f"best pair >= {table.get('tolerance', TOLERANCE):g} x median"
     if row is None:
-        return check(check_id, host, "skip", expected, "not measured", "no pair result")
+        return unmeasured(check_id, host, expected, why or "no pair of it has a figure")
     observed = f"best {row['best_gbps']:g} Gb/s"
     if row["share_of_limit"] is not None:
         observed += f" ({row['share_of_limit']:.0%} of its {row['limit_gbps']:g} Gb/s link)"
     observed += f", {row['slow']} of {len(row['pairs'])} pairs slow"
     evidence = [by_pair[key] for key in row["pairs"]]
     if host in found["nodes"]:
-        message = f"slow node {host}: every pair it took part in is slow ({observed})"
+        message = f"slow node {host}: every pair it took part in is slow: {_evidence(evidence)}"
         return check(check_id, host, "fail", expected, observed, message, evidence=evidence)
     if host in found["undetermined"]:
         message = f"{host} has one pair only and it is slow: node or link cannot be told"
         return check(check_id, host, "warn", expected, observed, message, evidence=evidence)
     return check(check_id, host, "pass", expected, observed)
+
+
+# Pairs listed by name in a check's message; report.json's matrix holds all of them.
+EVIDENCE_SHOWN = 12
+
+
+def _evidence(pairs: list[dict]) -> str:
+    """`h2~h3 45.1 Gb/s (slow), ...`: the pairs a verdict rests on, slow ones marked."""
+    shown = [
+        f"{p['pair']} {p['gbps']:g} Gb/s" + (" (slow)" if p["slow"] else "")
+        for p in pairs[:EVIDENCE_SHOWN]
+    ]
+    more = len(pairs) - EVIDENCE_SHOWN
+    return ", ".join(shown) + (f" and {more} more (report.json)" if more > 0 else "")
+
+
+def plan_checks(workloads: dict, hosts: dict, host_facts: dict, fleet: dict | None):
+    """(checks, matrix or None) of the generated plan (`workloads.plan: generated`).
+
+    `fleet`: {plan: the published plan's JSON text (workloads/fleet_runs.publish),
+    results: host -> the tests it ran as a client (fleet_runs.test_result), seconds:
+    host -> how long its rounds took}. A planned test without a figure fails "not
+    measured" with its reason, and so does a host none of whose tests has one; the
+    rounds' time is judged against the budget (`perf.fleet.budget`)."""
+    if workloads.get("plan") != "generated":
+        return [], None
+    settings = workloads.get("fleet") or {}
+    fleet = fleet or {}
+    plan = json.loads(fleet["plan"]) if fleet.get("plan") else None
+    if not plan:
+        why = "the fleet's plan was not computed in this run (rdma_workloads_fleet unset)"
+        out = [unmeasured(f"perf.fleet.{k}", FLEET, k, why) for k in ("fabric", "budget")]
+        out += [unmeasured(f"perf.fleet.node.{h}", h, "pairs measured", why) for h in sorted(hosts)]
+        return out, None
+    got = {}
+    for results in (fleet.get("results") or {}).values():
+        for result in results or []:
+            got[result["name"]] = result
+    measured, missing, why_of = [], [], {}
+    for test in (t for tests in plan["rounds"] for t in tests):
+        result = got.get(test["name"])
+        if result is not None and result.get("gbps"):
+            measured.append(result)
+            continue
+        why = (result or {}).get("error") or (
+            f"its client {test['client']} recorded no result (unreachable, or its play failed)"
+        )
+        missing.append({"pair": _pair_key(test["server"], test["client"]), "why": why})
+        for host in (test["server"], test["client"]):
+            why_of.setdefault(host, f"{missing[-1]['pair']}: {why}")
+    limits = {}
+    for host in plan["cpus"]:
+        ceiling, _ = link_ceiling(hosts.get(host) or {}, (host_facts or {}).get(host) or {})
+        if ceiling is not None:
+            limits[host] = ceiling
+    checks, table = fleet_checks(
+        measured,
+        limits,
+        sorted(plan["cpus"]),
+        float(settings.get("tolerance", TOLERANCE)),
+        float(settings.get("fabric_tolerance", FABRIC_TOLERANCE)),
+        why_of,
+    )
+    for entry in missing:
+        expected = "a figure of the reference tool"
+        checks.append(
+            unmeasured(f"perf.fleet.pair.{entry['pair']}", entry["pair"], expected, entry["why"])
+        )
+    table["not_measured"] = missing
+    table["plan"] = {k: plan[k] for k in ("source", "test_s", "budget_s", "tests", "seconds")}
+    table["plan"].update(rounds=len(plan["rounds"]), phases=plan["phases"])
+    checks.append(_budget_check(plan, fleet.get("seconds") or {}, table))
+    return checks, table
+
+
+def _budget_check(plan: dict, seconds: dict, table: dict) -> dict:
+    """The rounds ran inside the budget: the slowest host's time (they end together)."""
+    budget, rounds = plan["budget_s"], len(plan["rounds"])
+    expected = f"{rounds} rounds of {plan['test_s']} s in at most {budget} s"
+    taken = [float(s) for s in seconds.values() if s is not None]
+    if not taken:
+        return unmeasured("perf.fleet.budget", FLEET, expected, "no host timed its rounds")
+    elapsed = max(taken)
+    table["plan"]["elapsed_s"] = elapsed
+    observed = f"{elapsed:g} s, {elapsed / max(rounds, 1):.1f} s a round"
+    message = ""
+    if elapsed > budget:
+        message = (
+            f"the rounds took {elapsed:g} s of a {budget} s budget: a round lasts"
+            f" {elapsed / max(rounds, 1):.1f} s, more than workloads.fleet.test_s"
+            f" ({plan['test_s']} s)"
+        )
+    return check(
+        "perf.fleet.budget", FLEET, "pass" if elapsed <= budget else "fail",
+        expected, observed, message,
+    )  # fmt: skip

@@ -17,7 +17,7 @@ def rdma_rate_gbps(rate_text) -> float | None:
         return None
 
 
-def _ceiling(host: dict, facts: dict) -> tuple[float | None, str]:
+def link_ceiling(host: dict, facts: dict) -> tuple[float | None, str]:
     """min(port rate, PCIe link bandwidth) of a host in Gb/s, or None and the reason."""
     if not facts:
         return None, "host facts were not gathered in this run"
@@ -146,7 +146,7 @@ def _link_fraction(out, pair, hosts, host_facts, thresholds, rows) -> None:
     expected = f"best ib_write_bw >= {fraction:g} x min(port rate, PCIe link)"
     ceilings = []
     for host in (pair["client"], pair["server"]):
-        ceiling, why = _ceiling(hosts.get(host) or {}, (host_facts or {}).get(host) or {})
+        ceiling, why = link_ceiling(hosts.get(host) or {}, (host_facts or {}).get(host) or {})
         if ceiling is None:
             # Not applicable: a soft-RoCE port (intent), or the host section did not run.
             if why.startswith("soft-RoCE") or why.startswith("host facts were not"):

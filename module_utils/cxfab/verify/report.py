@@ -48,7 +48,7 @@ from .outputs import junit_xml, prometheus_text
 REDACTED = "********"
 # The version of report.json's shape, described by docs/report.schema.json: bump it
 # (and the schema's `schema_version` const) whenever the shape changes.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 
 class ReportError(ValueError):
@@ -89,8 +89,10 @@ def build_report(
     qos: list[dict] | None = None,
     meta: dict | None = None,
     secrets: list[str] | None = None,
+    fleet: dict | None = None,
 ) -> dict:
-    """Assemble the report document; the summary is derived, never passed in."""
+    """Assemble the report document; the summary is derived, never passed in. `fleet`:
+    the generated plan's pair matrix and verdict (verify/fleet.py), when it ran."""
     normalised = [normalise_check(c, i) for i, c in enumerate(checks)]
     seen: set[tuple[str, str]] = set()
     for i, check in enumerate(normalised):
@@ -110,6 +112,8 @@ def build_report(
         "checks": normalised,
         "performance": {"bandwidth": list(bandwidth or []), "qos": list(qos or [])},
     }
+    if fleet:
+        report["performance"]["fleet"] = fleet
     return scrub(report, [s for s in (secrets or []) if s])
 
 
@@ -197,13 +201,13 @@ def _previous(reports_dir: Path) -> dict | None:
 # ---------------------------------------------------------------- plots
 
 
-def _plot_png(draw) -> bytes:
+def _plot_png(draw, size=(7, 4)) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    fig, ax = plt.subplots(figsize=size, dpi=100)
     try:
         draw(ax)
         fig.tight_layout()
@@ -258,6 +262,47 @@ def plot_qos(series: list[dict]) -> bytes | None:
     return _plot_png(draw)
 
 
+def plot_fleet(table: dict | None) -> bytes | None:
+    """The fleet's heatmap: host x host, each tested pair's figure over the fleet's median
+    (its share of its link limit when every limit is known), red below the tolerance;
+    a pair not tested is blank, one not measured is marked with an x."""
+    if not table or not (table.get("pairs") or table.get("not_measured")):
+        return None
+    hosts = sorted(
+        set(table.get("hosts") or {})
+        | {h for p in table.get("not_measured") or [] for h in p["pair"].split("~")}
+    )
+    index = {host: i for i, host in enumerate(hosts)}
+    share = table.get("median_share_of_limit")
+
+    def ratio(pair):
+        if share and pair.get("limit_gbps"):
+            return pair["gbps"] / pair["limit_gbps"] / share
+        return pair["gbps"] / table["median_gbps"] if table.get("median_gbps") else None
+
+    def draw(ax):
+        import numpy
+
+        grid = numpy.full((len(hosts), len(hosts)), numpy.nan)
+        for pair in table.get("pairs") or []:
+            a, b = (index[h] for h in pair["hosts"])
+            grid[a, b] = grid[b, a] = numpy.nan if ratio(pair) is None else ratio(pair)
+        tolerance = float(table.get("tolerance") or 0.8)
+        image = ax.imshow(grid, cmap="RdYlGn", vmin=tolerance - 0.3, vmax=1.1)
+        for pair in table.get("not_measured") or []:
+            a, b = (index[h] for h in pair["pair"].split("~"))
+            ax.plot([a, b], [b, a], "kx", markersize=4)
+        ax.figure.colorbar(image, ax=ax, label="pair / fleet median")
+        if len(hosts) <= 40:  # beyond, names would overlap: report.json has them
+            ax.set_xticks(range(len(hosts)), hosts, rotation=90, fontsize=7)
+            ax.set_yticks(range(len(hosts)), hosts, fontsize=7)
+        else:
+            ax.set_xlabel("host, by name (report.json names each pair)")
+        ax.set_title(f"Fleet pairs ({len(table.get('pairs') or [])} measured)")
+
+    return _plot_png(draw, size=(7, 6))
+
+
 # ---------------------------------------------------------------- writing
 
 
@@ -293,6 +338,7 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
     for name, png in (
         ("bandwidth", plot_bandwidth(report["performance"]["bandwidth"])),
         ("qos", plot_qos(report["performance"]["qos"])),
+        ("fleet", plot_fleet(report["performance"].get("fleet"))),
     ):
         if png:
             (out / f"{name}.png").write_bytes(png)

@@ -217,8 +217,19 @@ def plan_fleet(
     }
 
 
-def plan_for_fabric(fabric: dict, budget_s: float, test_s: float, cpus: dict | None = None):
-    """The plan of a validated fabric: its hand-written `workloads.pairs` when given,
-    else the generated one."""
-    given = (fabric.get("workloads") or {}).get("pairs")
+def plan_for_fabric(
+    fabric: dict,
+    budget_s: float | None = None,
+    test_s: float | None = None,
+    cpus: dict | None = None,
+) -> dict:
+    """The plan of a validated fabric. `workloads.plan: generated` generates it whatever
+    the hand-written pairs (they run apart, in full); otherwise the hand-written
+    `workloads.pairs` packed into rounds, or generated when there are none. The budget
+    and a test's length default to `workloads.fleet`'s."""
+    workloads = fabric.get("workloads") or {}
+    fleet = workloads.get("fleet") or {}
+    budget_s = fleet.get("budget_s", 600) if budget_s is None else budget_s
+    test_s = fleet.get("test_s", 20) if test_s is None else test_s
+    given = None if workloads.get("plan") == "generated" else workloads.get("pairs")
     return plan_fleet(fleet_members(fabric, cpus), budget_s, test_s, given=given)

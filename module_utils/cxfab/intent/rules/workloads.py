@@ -48,11 +48,21 @@ def workload_vlan_on_both(view: FabricView) -> Iterator[Finding]:
 
 @rule(
     "workload-rdma-device",
-    "With transport rdma, both hosts of every pair have a ConnectX adapter or an RDMA device.",
+    "With transport rdma, both hosts of every pair (every host with plan generated) have a"
+    " ConnectX adapter or an RDMA device.",
 )
 def workload_rdma_device(view: FabricView) -> Iterator[Finding]:
     if "rdma" not in view.workloads["transports"]:
         return
+    if view.workloads.get("plan") == "generated":
+        # The generated plan tests every host over RDMA.
+        for name, host in sorted(view.hosts.items()):
+            if not host["nics"] and not host.get("rdma", {}).get("devices"):
+                yield (
+                    ("workloads", "plan"),
+                    f"transport rdma with plan generated needs an RDMA device on every host;"
+                    f" {name} has none (cxfab_host.nics or cxfab_host.rdma.devices)",
+                )
     for w, pair in enumerate(view.workloads["pairs"]):
         for role in ("client", "server"):
             host = view.hosts.get(pair[role])
@@ -64,3 +74,37 @@ def workload_rdma_device(view: FabricView) -> Iterator[Finding]:
                     f"transport rdma needs an RDMA device on {pair[role]} "
                     "(cxfab_host.nics or cxfab_host.rdma.devices)",
                 )
+
+
+def ring_round_count(hosts: int) -> int:
+    """Rounds of the ring the generated plan always starts with (each host with its two
+    neighbours): workloads/fleet_plan.ring_rounds, counted here because the intent may
+    not import the workloads room (a unit test holds the two equal)."""
+    if hosts < 2:
+        return 0
+    return 1 if hosts == 2 else 2 if hosts % 2 == 0 else 3
+
+
+@rule(
+    "workload-fleet-budget",
+    "A generated plan has two hosts at least and a budget that holds the ring's rounds.",
+)
+def workload_fleet_budget(view: FabricView) -> Iterator[Finding]:
+    if view.workloads.get("plan") != "generated":
+        return
+    fleet = view.workloads["fleet"]
+    count = len(view.hosts)
+    if count < 2:
+        yield (("workloads", "plan"), f"a generated plan needs two hosts at least, not {count}")
+        return
+    rounds = ring_round_count(count)
+    needed = rounds * fleet["test_s"]
+    if fleet["budget_s"] < needed:
+        # The ring is the least plan (every host tested twice): below it the budget
+        # could not hold the tests that name a slow node, so it is refused here.
+        yield (
+            ("workloads", "fleet", "budget_s"),
+            f"{fleet['budget_s']} s is too small: the ring of {count} hosts takes"
+            f" {rounds} round(s) of {fleet['test_s']} s (workloads.fleet.test_s);"
+            f" it needs at least {needed} s",
+        )
