@@ -110,6 +110,7 @@ class Switch:
                 "state": "pending",
                 "tree": copy.deepcopy(self.applied),
                 "transition": {"issue": {}, "progress": ""},
+                "times": {"created": time.time()},  # the lab's record: one peer at a time
             }
             return rev, self.public(rev)
 
@@ -183,6 +184,7 @@ class Switch:
                 self._cancel_timer()
                 if answer == "confirm_yes":
                     record["state"] = APPLIED
+                    record["times"]["confirmed"] = time.time()
                 else:
                     self._roll_back(rev, "Confirm answered no: rolled back")
                 return self.public(rev)
@@ -199,6 +201,7 @@ class Switch:
                 }
                 return self.public(rev)
             record["previous"] = (self.applied_rev, self.applied)
+            record["times"]["applied"] = time.time()
             self.applied, self.applied_rev = copy.deepcopy(record["tree"]), rev
             confirm = body.get("confirm")
             if confirm is None:
@@ -306,7 +309,9 @@ class Switch:
                 "applied_rev": self.applied_rev,
                 "applied": copy.deepcopy(self.applied),
                 "revisions_created": self.created,
-                "revisions": {r: v["state"] for r, v in self.revisions.items()},
+                "revisions": {
+                    r: {"state": v["state"], **v["times"]} for r, v in self.revisions.items()
+                },
                 "refusals": list(self.refusals),
                 "faults": sorted(self.faults),
                 "refused_paths": list(self.refused_paths),
