@@ -226,7 +226,7 @@ class NvueDriver(SwitchDriver):
         return self.stage_tree(current.private if current.private is not None else {})
 
     def _revision_state(self, rev: str) -> tuple[str, str]:
-        answer = self._client().get_object(f"revision/{rev}")
+        answer = self._client().get_object(("revision", rev))
         record = answer.get(rev, answer) if "state" not in answer else answer
         if not isinstance(record, dict) or not isinstance(record.get("state"), str):
             raise TransportError(f"{self.name}: GET revision/{rev}: no state in the answer")
@@ -263,13 +263,13 @@ class NvueDriver(SwitchDriver):
             client.request("PATCH", "", {"rev": rev}, private["body"])
         except TransportError as exc:
             try:
-                client.request("DELETE", f"revision/{rev}")  # `nv config detach`
+                client.request("DELETE", ("revision", rev))  # `nv config detach`
                 left = "detached, nothing applied"
             except DriverError as detach:
                 left = f"NOT detached ({detach}), nothing applied"
             raise DriverError(f"{self.name}: the switch refused the change: {exc}; "
                               f"revision {rev} {left}") from None  # fmt: skip
-        client.request("PATCH", f"revision/{rev}", body={**APPLY,
+        client.request("PATCH", ("revision", rev), body={**APPLY,
                        "confirm": f"{self.confirm_seconds}s"})  # fmt: skip
         # From here the switch rolls back by itself unless the confirm comes (save()).
         state = self._wait(rev, (AWAITING, *APPLIED))
@@ -282,7 +282,7 @@ class NvueDriver(SwitchDriver):
         if self.awaiting is None:
             return
         rev = self.awaiting
-        self._client().request("PATCH", f"revision/{rev}", body=CONFIRM_YES)
+        self._client().request("PATCH", ("revision", rev), body=CONFIRM_YES)
         self._wait(rev, APPLIED)
         self.awaiting = None
 
@@ -295,11 +295,11 @@ class NvueDriver(SwitchDriver):
             for rev in self.revisions:
                 state, _ = self._revision_state(rev)
                 if state == AWAITING:
-                    self._client().request("PATCH", f"revision/{rev}", body=CONFIRM_NO)
+                    self._client().request("PATCH", ("revision", rev), body=CONFIRM_NO)
                     self._wait(rev, ("confirm_fail",))
                     sent.append(f"revision {rev}: confirm answered no (the switch rolled it back)")
                 elif state == "pending":
-                    self._client().request("DELETE", f"revision/{rev}")
+                    self._client().request("DELETE", ("revision", rev))
                     sent.append(f"revision {rev}: detached (never applied)")
             self.awaiting = None
             target = json.loads(snapshot.text)
@@ -307,7 +307,7 @@ class NvueDriver(SwitchDriver):
                 rev = self._create_revision()
                 self._client().request("DELETE", "", {"rev": rev})
                 self._client().request("PATCH", "", {"rev": rev}, target)
-                self._client().request("PATCH", f"revision/{rev}", body=APPLY)
+                self._client().request("PATCH", ("revision", rev), body=APPLY)
                 self._wait(rev, APPLIED)
                 sent.append(f"revision {rev}: the snapshot's tree applied whole")
         except DriverError as exc:

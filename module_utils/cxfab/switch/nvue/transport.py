@@ -143,12 +143,13 @@ class NvueClient:
             "cxfab_switch_tls_fingerprints"
         )
 
-    def request(self, method: str, path: str, query: dict | None = None, body=None,
+    def request(self, method: str, path: str | tuple, query: dict | None = None, body=None,
                 expect=(200,)):  # fmt: skip
-        """The JSON answer of `method ROOT/path?query`; anything else raises."""
-        url = ROOT + "/" + "/".join(quote(str(p), safe="") for p in path.strip("/").split("/") if p)
-        if path in ("", "/"):
-            url = ROOT + "/"
+        """The JSON answer of `method ROOT/path?query`; anything else raises. `path` is a
+        "/"-separated string or a tuple of segments (a revision id made by the CLI holds
+        "/": `changeset/cumulus/...`, one segment, sent as %2F)."""
+        segments = path if isinstance(path, tuple) else tuple(p for p in path.split("/") if p)
+        url = ROOT + "/" + "/".join(quote(str(p), safe="") for p in segments)
         if query:
             url += "?" + urlencode(query)
         shown = f"{method} {url}"
@@ -176,9 +177,10 @@ class NvueClient:
             raise TransportError(f"{self.where}: {shown}: HTTP {status}: {_detail(answer)}", status)
         return answer
 
-    def get_object(self, path: str, rev: str | None = None) -> dict:
+    def get_object(self, path: str | tuple, rev: str | None = None) -> dict:
         query = {"rev": rev, "filled": "false"} if rev else None
         answer = self.request("GET", path, query)
         if not isinstance(answer, dict):
-            raise TransportError(f"{self.where}: GET {ROOT}/{path}: not a JSON object")
+            shown = "/".join(path) if isinstance(path, tuple) else path
+            raise TransportError(f"{self.where}: GET {ROOT}/{shown}: not a JSON object")
         return answer
