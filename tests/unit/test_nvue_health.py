@@ -8,8 +8,8 @@ interface vlan10 ip vrr`, `nv show qos roce`); their JSON nesting is UNCONFIRMED
 import json
 
 import pytest
-from cxfab.switch.nvue import health
 from cxfab.switch.driver import DriverError
+from cxfab.switch.nvue import health
 from cxfab.switch.nvue.driver import NvueDriver
 
 from tests.unit.nvue_helpers import cumulus

@@ -79,7 +79,8 @@ def test_the_password_travels_only_in_the_basic_auth_header(monkeypatch):
     method, url, body, headers = conn.sent[0]
     assert (method, url) == ("PATCH", "/nvue_v1/?rev=7")
     assert PASSWORD not in url and PASSWORD not in body
-    assert headers["Authorization"].startswith("Basic ") and PASSWORD not in headers["Authorization"]
+    auth = headers["Authorization"]
+    assert auth.startswith("Basic ") and PASSWORD not in auth
 
 
 def test_a_revision_id_with_a_slash_stays_one_path_segment(monkeypatch):
@@ -125,7 +126,7 @@ def test_a_body_outside_the_spec_is_refused_before_a_revision(monkeypatch):
         "cxfab.switch.nvue.driver.render.render",
         lambda s: {"mlag": {"enable": "on", "mac-address": "not-a-mac"}},
     )
-    with pytest.raises(ChangeRefused, match="mlag.mac-address: 'not-a-mac' is not a valid mac"):
+    with pytest.raises(ChangeRefused, match=r"mlag\.mac-address: 'not-a-mac' is not a valid mac"):
         driver.stage_tree({})
     assert driver.revisions == []
 
