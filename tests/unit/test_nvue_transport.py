@@ -10,6 +10,7 @@ import json
 
 import pytest
 from cxfab.switch.driver import ChangeRefused, UntrustedSwitch
+from cxfab.switch.nvue import driver as driver_module
 from cxfab.switch.nvue import plan, render, spec
 from cxfab.switch.nvue.driver import NvueDriver, patch_body, statements
 from cxfab.switch.nvue.transport import NvueClient, TransportError, Trust
@@ -122,11 +123,12 @@ def test_null_is_an_unset_only_at_a_confirmed_path():
 
 def test_a_body_outside_the_spec_is_refused_before_a_revision(monkeypatch):
     driver = NvueDriver("lab-sw-a", cumulus("lab", "lab-sw-a"))
+    # Patched on the module object: a dotted string could reach another copy of the
+    # package (test_switch_deploy_module loads it as ansible.module_utils.cxfab too).
     monkeypatch.setattr(
-        "cxfab.switch.nvue.driver.render.render",
-        lambda s: {"mlag": {"enable": "on", "mac-address": "not-a-mac"}},
+        driver_module.render, "render", lambda s: {"mlag": {"enable": "on", "mac-address": "x"}}
     )
-    with pytest.raises(ChangeRefused, match=r"mlag\.mac-address: 'not-a-mac' is not a valid mac"):
+    with pytest.raises(ChangeRefused, match=r"mlag\.mac-address: 'x' is not a valid mac"):
         driver.stage_tree({})
     assert driver.revisions == []
 
