@@ -42,6 +42,10 @@ RUN_SETTINGS = (
     runstamp.STRUCTURED_STAMP_FACT,
     "cxfab_switch_known_hosts",
     "cxfab_switch_host_key_checking",
+    # cumulus pairs: the NVUE API's certificates and the apply's confirm timer
+    "cxfab_switch_tls_ca",
+    "cxfab_switch_tls_fingerprints",
+    "cxfab_switch_confirm_timeout",
     "cxfab_switch_repair",
     "cxfab_switch_snapshot_dir",
     "cxfab_verify_dataplane",

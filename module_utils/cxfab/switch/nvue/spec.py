@@ -1,6 +1,6 @@
 """Check an NVUE request body (a tree or part of one) against the kept spec parts.
 
-spec/nvue-5.9.json holds, for every path cxfab writes, its type (object, keyed
+spec_nvue59.py holds (as JSON text), for every path cxfab writes, its type (object, keyed
 map, string, integer), enums, ranges and formats, each with the NVIDIA page it
 comes from. validate() returns the problems as "path: reason" strings: an
 unknown path, a wrong type, a value outside its enum or range, a malformed key.
@@ -14,9 +14,9 @@ import ipaddress
 import json
 import re
 from functools import cache
-from pathlib import Path
 
-SPEC_FILE = Path(__file__).with_name("spec") / "nvue-5.9.json"
+from . import spec_nvue59
+
 _MAC = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")  # Linux interface names: 15 characters
 
@@ -55,7 +55,7 @@ FORMATS = {
 
 @cache
 def spec() -> dict:
-    return json.loads(SPEC_FILE.read_text(encoding="utf-8"))
+    return json.loads(spec_nvue59.TEXT)
 
 
 def _where(path: tuple) -> str:
