@@ -92,3 +92,24 @@ def test_the_nvue_driver_gets_its_own_pin_and_the_shared_ca(monkeypatch):
     b = deploy_module._driver(deploy_module.NvueDriver, "sw-b", {}, p)
     assert (a.trust.ca_file, a.trust.fingerprint) == ("/ca.pem", None)
     assert b.trust.fingerprint == "ab" * 32 and b.confirm_seconds == 300
+
+
+def test_a_cumulus_peer_without_mgmt_port_gets_the_nvue_api_port():
+    """22 is SSH's port (the schema default, right for onyx); NVUE's API listens on 8765."""
+    import copy
+
+    import yaml
+    from cxfab.intent import fabric as cxfab_fabric
+
+    group_vars: dict = {}
+    for path in sorted((REPO / "inventories" / "example" / "group_vars" / "all").glob("*.yml")):
+        group_vars.update(yaml.safe_load(path.read_text()) or {})
+    document = cxfab_fabric.assemble(group_vars, {})  # no peer gives mgmt_port
+    onyx = cxfab_fabric.normalise(document)
+    assert [p["mgmt_port"] for p in onyx["switch_pairs"][0]["peers"]] == [22, 22]
+    cumulus = copy.deepcopy(document)
+    cumulus["switch_pairs"][0]["platform"] = "cumulus"
+    cumulus["switch_pairs"][0]["peers"][1]["mgmt_port"] = 9443
+    ports = [p["mgmt_port"] for p in cxfab_fabric.normalise(cumulus)["switch_pairs"][0]["peers"]]
+    assert ports == [8765, 9443]
+    assert "mgmt_port" not in cumulus["switch_pairs"][0]["peers"][0]  # the input is untouched
