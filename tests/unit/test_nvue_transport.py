@@ -138,3 +138,12 @@ def test_statements_are_one_per_leaf_with_the_cli_line():
     lines = sorted(leaf.line for leaf in statements(tree).values())
     assert lines == ["nv set mlag backup 10.0.0.2 vrf mgmt", "nv set mlag enable on"]
     assert json.loads(json.dumps(tree)) == tree
+
+
+def test_a_secret_leaf_is_compared_but_its_line_is_redacted():
+    tree = {"system": {"aaa": {"user": {"cumulus": {"hashed-password": "$6$salt$hash"}}}}}
+    [leaf] = statements(tree).values()
+    assert leaf.line == "nv set system aaa user cumulus hashed-password '<redacted>'"
+    changed = {"system": {"aaa": {"user": {"cumulus": {"hashed-password": "$6$other"}}}}}
+    assert statements(changed) != statements(tree)  # the proof still sees the difference
+    assert "$6$" not in next(iter(statements(changed).values())).line

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass
 
 from ..driver import ChangeRefused, DriverError, HealthReading, RunningConfig, Staged, SwitchDriver
+from ..secrets import REDACTED
 from . import health, plan, render, spec
 from .transport import DEFAULT_PORT, NvueClient, TransportError, Trust, Unreachable
 
@@ -54,11 +55,20 @@ class Leaf:
     value: object
 
 
+# Leaves whose value is a secret (`system aaa user X hashed-password`, SNMP communities,
+# keys): their line shows REDACTED, their value is still compared. A revert proof
+# prints the lines that differ, and the applied tree holds the whole switch.
+_SECRET_KEY = re.compile(r"(^|-)(password|secret|key|community|passphrase)$")
+
+
+def _line(path: tuple, value) -> str:
+    if any(_SECRET_KEY.search(str(part)) for part in path):
+        value = REDACTED
+    return plan.cli_lines([{"op": "set", "path": list(path), "value": value}])[0]
+
+
 def statements(tree: dict) -> dict:
-    return {
-        path: Leaf(plan.cli_lines([{"op": "set", "path": list(path), "value": value}])[0], value)
-        for path, value in plan.leaves(tree).items()
-    }
+    return {path: Leaf(_line(path, value), value) for path, value in plan.leaves(tree).items()}
 
 
 def patch_body(ops: list[dict]) -> dict:
@@ -324,4 +334,4 @@ def _before(applied: dict, op: dict) -> list[str]:
         node = node[key]
     found = plan.leaves(node, tuple(op["path"])) if isinstance(node, dict) and node else {
         tuple(op["path"]): node}  # fmt: skip
-    return plan.cli_lines([{"op": "set", "path": list(p), "value": v} for p, v in found.items()])
+    return [_line(path, value) for path, value in found.items()]
