@@ -151,3 +151,11 @@ def test_the_driver_stages_and_judges_without_a_session():
     # Reads need the session open() makes: without it they fail, never read a blank switch.
     with pytest.raises(DriverError, match="no NVUE session"):
         driver.read_config()
+
+
+def test_a_failed_read_fails_its_checks_with_the_transports_reason():
+    outputs = healthy()
+    outputs[health.show_mlag()] = health.Failed("10.0.0.1:8765: GET /nvue_v1/mlag: HTTP 500: boom")
+    checks = by_id(health.switch_checks(STRUCTURED, outputs))
+    assert checks["mlag.oper"]["status"] == "fail"
+    assert "GET /nvue_v1/mlag: HTTP 500: boom" in checks["mlag.oper"]["observed"]

@@ -191,8 +191,8 @@ class NvueDriver(SwitchDriver):
         for command in health.needed_shows(self.structured):
             try:
                 outputs[command] = json.dumps(self._client().request("GET", _show_path(command)))
-            except DriverError:
-                outputs[command] = None  # its checks fail: "not run or failed"
+            except DriverError as exc:
+                outputs[command] = health.Failed(str(exc))  # its checks fail with why
         return self.health_from(outputs)
 
     def health_from(self, outputs: dict) -> HealthReading:
