@@ -13,24 +13,29 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.switch import transaction
-from ansible.module_utils.cxfab.switch.nvue.driver import TRANSPORT_MISSING
+from ansible.module_utils.cxfab.switch.nvue.driver import NvueDriver
+from ansible.module_utils.cxfab.switch.nvue.transport import Trust
 from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
 from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 # The driver of each switch platform (the fabric's `switch_pairs[].platform`).
-DRIVERS = {"onyx": OnyxDriver}
-# Platforms the intent accepts whose driver cannot deploy yet: refused by name.
-NOT_YET = {"cumulus": TRANSPORT_MISSING}
+DRIVERS = {"onyx": OnyxDriver, "cumulus": NvueDriver}
+# The first peer waits unconfirmed through its partner's turn (change + health wait):
+# its confirm timer must outlast both health waits and the partner's apply.
+CONFIRM_MARGIN = 60
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_deploy
-short_description: Bring the peers of one Onyx switch pair to their intended config, safely
+short_description: Bring the peers of one Onyx or Cumulus Linux switch pair to their intended config
 description:
-  - Opens one SSH session (netmiko C(mellanox_mlnxos)) to each peer of the pair
+  - Onyx - opens one SSH session (netmiko C(mellanox_mlnxos)) to each peer of the pair
     and does everything through it - the gate, the plan, the snapshot, the
     lines, the read-back, the pair's health, C(configuration write) and, on
     failure, the revert.
+  - Cumulus Linux (C(platform=cumulus)) - the same transaction over the NVUE REST API
+    (HTTPS, port C(mgmt_port)); one revision per changed peer, applied with a confirm
+    timer and confirmed only once the pair is healthy; none when nothing differs.
   - For each peer in C(switches) (pair order) - the gate blocks when the partner
     is unreachable, unreadable or in an unhealthy MLAG (unless C(repair)); the
     missing/different lines are sent after an unredacted 0600 snapshot; a
@@ -79,6 +84,24 @@ options:
     description: The pair's switch OS (C(switch_pairs[].platform)); it picks the driver.
     type: str
     default: onyx
+  tls_ca:
+    description:
+      - Cumulus only. PEM file of the CA that signed the switches' NVUE API certificates,
+        or of a switch's own self-signed certificate (C(/etc/ssl/certs/cumulus.pem)).
+      - Without it and without C(tls_fingerprints) the system CAs are used.
+    type: path
+  tls_fingerprints:
+    description:
+      - Cumulus only. Switch name -> SHA-256 of its API certificate (hex, colons allowed);
+        a different certificate stops the module before the password is sent.
+    type: dict
+    default: {}
+  confirm_timeout:
+    description:
+      - Cumulus only. Seconds of the confirm timer of each apply; an unconfirmed switch
+        rolls back by itself when it runs out. At least twice C(wait) plus 60.
+    type: int
+    default: 600
 extends_documentation_fragment: [cxfab_switch_login]
 """
 
@@ -112,6 +135,13 @@ def _write_records(directory: str, records: dict) -> None:
             json.dump(record, handle, indent=2)
 
 
+def _driver(driver_class, name: str, structured: dict, p: dict):
+    if driver_class is not NvueDriver:
+        return driver_class(name, structured)
+    trust = Trust(ca_file=p["tls_ca"], fingerprint=(p["tls_fingerprints"] or {}).get(name))
+    return NvueDriver(name, structured, trust, confirm_seconds=p["confirm_timeout"])
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
@@ -128,12 +158,13 @@ def main():
             "repair": {"type": "bool", "default": False},
             "wait": {"type": "int", "default": 90},
             "platform": {"type": "str", "default": "onyx"},
+            "tls_ca": {"type": "path"},
+            "tls_fingerprints": {"type": "dict", "default": {}},
+            "confirm_timeout": {"type": "int", "default": 600},
         },
         supports_check_mode=True,
     )
     p = module.params
-    if p["platform"] in NOT_YET:
-        module.fail_json(msg=f"platform {p['platform']!r}: {NOT_YET[p['platform']]}")
     driver_class = DRIVERS.get(p["platform"])
     if driver_class is None:
         module.fail_json(
@@ -142,6 +173,12 @@ def main():
     unknown = sorted(set(p["sections"]) - set(driver_class.SECTIONS))
     if unknown:
         module.fail_json(msg=f"sections: {unknown} are not among {list(driver_class.SECTIONS)}")
+    if driver_class is NvueDriver and p["confirm_timeout"] < 2 * p["wait"] + CONFIRM_MARGIN:
+        module.fail_json(
+            msg=f"confirm_timeout {p['confirm_timeout']}: must be at least 2 x wait + "
+            f"{CONFIRM_MARGIN} = {2 * p['wait'] + CONFIRM_MARGIN} s (the first peer waits "
+            "unconfirmed through its partner's turn)"
+        )
     options = transaction.Options(
         sections=tuple(p["sections"]),
         check_mode=module.check_mode,
@@ -159,7 +196,7 @@ def main():
         drivers = {}
         for name in sorted([first["switch"], first["partner"]], key=lambda n: n != first["switch"]):
             structured = _load(os.path.join(p["structured_dir"], f"{name}.yml"), "structured")
-            drivers[name] = driver_class(name, structured)
+            drivers[name] = _driver(driver_class, name, structured, p)
     except transaction.DeployError as exc:
         result = {"changed": False, "switches": {}, "sessions": {}, "msg": str(exc)}
         _write_records(p["record_dir"], {})

@@ -8,6 +8,7 @@ interface vlan10 ip vrr`, `nv show qos roce`); their JSON nesting is UNCONFIRMED
 import json
 
 import pytest
+from cxfab.switch.driver import DriverError
 from cxfab.switch.nvue import health
 from cxfab.switch.nvue.driver import NvueDriver
 
@@ -142,11 +143,19 @@ def test_pair_checks_compare_the_system_mac_and_fail_closed():
     assert unread["status"] == "fail" and "sw-b: unreadable" in unread["observed"]
 
 
-def test_the_driver_is_honest_about_its_missing_transport():
+def test_the_driver_stages_and_judges_without_a_session():
     driver = NvueDriver("sw-a", STRUCTURED)
     staged = driver.stage_tree({})
     assert staged.lines[0] == "nv set mlag enable on"
     assert driver.health_from(healthy()).checks[0]["status"] == "pass"
-    for call in (lambda: driver.open("u", "p", None, True), driver.read_config, driver.save):
-        with pytest.raises(NotImplementedError, match="NVUE transport not yet implemented"):
-            call()
+    # Reads need the session open() makes: without it they fail, never read a blank switch.
+    with pytest.raises(DriverError, match="no NVUE session"):
+        driver.read_config()
+
+
+def test_a_failed_read_fails_its_checks_with_the_transports_reason():
+    outputs = healthy()
+    outputs[health.show_mlag()] = health.Failed("10.0.0.1:8765: GET /nvue_v1/mlag: HTTP 500: boom")
+    checks = by_id(health.switch_checks(STRUCTURED, outputs))
+    assert checks["mlag.oper"]["status"] == "fail"
+    assert "GET /nvue_v1/mlag: HTTP 500: boom" in checks["mlag.oper"]["observed"]

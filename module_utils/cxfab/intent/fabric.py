@@ -42,6 +42,10 @@ RUN_SETTINGS = (
     runstamp.STRUCTURED_STAMP_FACT,
     "cxfab_switch_known_hosts",
     "cxfab_switch_host_key_checking",
+    # cumulus pairs: the NVUE API's certificates and the apply's confirm timer
+    "cxfab_switch_tls_ca",
+    "cxfab_switch_tls_fingerprints",
+    "cxfab_switch_confirm_timeout",
     "cxfab_switch_repair",
     "cxfab_switch_snapshot_dir",
     "cxfab_verify_dataplane",
@@ -54,6 +58,7 @@ RUN_SETTINGS = (
     "cxfab_drill_fail_command",
     "cxfab_drill_restore_command",
 )
+NVUE_API_PORT = 8765
 HOSTS_GROUP = "hosts"
 SWITCHES_GROUP = "switches"
 
@@ -106,9 +111,20 @@ def normalise(document: dict) -> dict:
       rule host-mtu-fits bounds it by the bond MTU);
     - an IPoIB interface's MTU defaults to the largest its mode carries;
     - VRRP vrid defaults to the VLAN id (when <= 255) and priorities are spread
-      so that masters alternate between the two peers (see normalise_vrrp).
+      so that masters alternate between the two peers (see normalise_vrrp);
+    - a cumulus peer's `mgmt_port` not given is NVUE's REST API port, 8765 (Cumulus
+      Linux 5.9 "NVUE API", "API Port and Listening Address"), not SSH's 22.
     """
+    api_port = [
+        (p, q)
+        for p, pair in enumerate(document.get("switch_pairs") or [])
+        if pair.get("platform") == "cumulus"
+        for q, peer in enumerate(pair.get("peers") or [])
+        if "mgmt_port" not in peer
+    ]
     fabric = with_defaults(document)
+    for p, q in api_port:
+        fabric["switch_pairs"][p]["peers"][q]["mgmt_port"] = NVUE_API_PORT
     for pair in fabric["switch_pairs"]:
         if "mlag" in pair:
             pair["mlag"]["system_mac"] = pair["mlag"]["system_mac"].upper()

@@ -54,10 +54,16 @@ def needed_shows(structured: dict) -> list[str]:
     return shows
 
 
+class Failed(str):
+    """An output slot holding why the read failed (the transport's message), not JSON."""
+
+
 def read(outputs: dict, command: str) -> dict:
     text = outputs.get(command)
     if text is None:
         raise Unreadable(f"{command}: not run or failed")
+    if isinstance(text, Failed):
+        raise Unreadable(f"{command}: {text}")
     try:
         data = json.loads(text) if isinstance(text, str) else text
     except ValueError as exc:

@@ -1,10 +1,11 @@
 """Check an NVUE request body (a tree or part of one) against the kept spec parts.
 
-spec/nvue-5.9.json holds, for every path cxfab writes, its type (object, keyed
+spec_nvue59.py holds (as JSON text), for every path cxfab writes, its type (object, keyed
 map, string, integer), enums, ranges and formats, each with the NVIDIA page it
 comes from. validate() returns the problems as "path: reason" strings: an
 unknown path, a wrong type, a value outside its enum or range, a malformed key.
-An empty list means every path and value is one cxfab has confirmed.
+An empty list means every path and value is one cxfab has confirmed. A `null`
+value (an unset) is accepted at any confirmed path.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import ipaddress
 import json
 import re
 from functools import cache
-from pathlib import Path
 
-SPEC_FILE = Path(__file__).with_name("spec") / "nvue-5.9.json"
+from . import spec_nvue59
+
 _MAC = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")  # Linux interface names: 15 characters
 
@@ -54,7 +55,7 @@ FORMATS = {
 
 @cache
 def spec() -> dict:
-    return json.loads(SPEC_FILE.read_text(encoding="utf-8"))
+    return json.loads(spec_nvue59.TEXT)
 
 
 def _where(path: tuple) -> str:
@@ -83,6 +84,10 @@ def _scalar(node: dict, value, path: tuple) -> list[str]:
 
 
 def _check(node: dict, value, path: tuple) -> list[str]:
+    if value is None:
+        # `null` unsets the node in a PATCH body (NVUE API page, "Unset a Configuration
+        # Change"): the path must be a confirmed one (the caller checked its key), any type.
+        return []
     kind = node["type"]
     if kind in ("object", "map"):
         if not isinstance(value, dict):

@@ -1,4 +1,24 @@
-{
+# ruff: noqa: E501
+"""The NVUE spec parts cxfab keeps, as JSON text in a Python module.
+
+A Python module, not a .json file: Ansible ships only Python files of module_utils
+to a module (AnsiballZ), and the deploy module validates every body it sends.
+
+# NVUE spec parts kept by cxfab
+
+`TEXT` holds the parts of the NVUE object tree (Cumulus Linux 5.9; the
+same paths hold through 5.14) that cxfab's renderer writes: each node's `source`
+names the file of the NVIDIA documentation repository **CumulusNetworks/docs**
+and the command or `/etc/nvue.d/startup.yaml` lines it comes from; `SOURCE.commits`
+gives the stored commit of each file.
+
+UNCONFIRMED: the published OpenAPI spec (`static/cumulus-linux-59/api/openapi.json`)
+was not available in the stored index (only 5.0-5.3 and 4.4 specs are), so types
+and ranges not stated in the user guide (e.g. the MTU minimum) are cxfab's own and
+marked so in their `source`.
+"""
+
+TEXT = r"""{
  "SOURCE": {
   "repository": "CumulusNetworks/docs",
   "release": "Cumulus Linux 5.9 (5.9-5.14 share these paths: NVUE command reference notes 'In Cumulus Linux 5.14 and earlier')",
@@ -328,3 +348,4 @@
   }
  }
 }
+"""

@@ -1,0 +1,55 @@
+"""switches.yml on a cumulus pair of emulated NVUE switches: ansible-playbook, the
+deploy module over HTTPS, the switches' certificates checked against a CA bundle.
+
+The first run builds the pair with one revision per switch; the second reports
+changed=0 and creates no revision (the emulators count them)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tests.integration import onyx_inventory  # noqa: E402
+from tests.integration.test_switch_roles import run_playbook  # noqa: E402
+from tests.lab.nvue import fixtures  # noqa: E402
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def cumulus_fabric(pair) -> dict:
+    fabric = onyx_inventory.fabric([pair["lab-sw-a"].port, pair["lab-sw-b"].port])
+    spec = fabric["cxfab_switch_pairs"][0]
+    spec["platform"] = "cumulus"
+    spec["credentials"] = {"username": fixtures.USERNAME, "password": fixtures.PASSWORD}
+    spec["mlag"]["ipl"]["vlan"] = 4094  # NVUE's peerlink.4094 (rule cumulus-ipl-vlan)
+    return fabric
+
+
+def test_switches_yml_builds_a_cumulus_pair_and_a_second_run_creates_no_revision(tmp_path):
+    with fixtures.nvue_pair(tmp_path / "run") as pair:
+        bundle = tmp_path / "switch-cas.pem"
+        bundle.write_text("".join(Path(s.cert).read_text() for s in pair.values()))
+        lab = {"base": tmp_path, "known_hosts": tmp_path / "unused_known_hosts"}
+        tls = ("-e", f"cxfab_switch_tls_ca={bundle}")
+        first = run_playbook(lab, cumulus_fabric(pair), *tls)
+        assert first["rc"] == 0, first["output"]
+        assert first["lines"]["lab-sw-a"][0] == "nv set mlag enable on"
+        assert {n: s.status()["revisions_created"] for n, s in pair.items()} == {
+            "lab-sw-a": 1, "lab-sw-b": 1,
+        }  # fmt: skip
+        second = run_playbook(lab, cumulus_fabric(pair), *tls)
+        assert second["rc"] == 0, second["output"]
+        assert second["lines"] == {"lab-sw-a": [], "lab-sw-b": []}
+        assert all(stats["changed"] == 0 for stats in second["stats"].values()), second["stats"]
+        for switch in pair.values():
+            status = switch.status()
+            assert status["revisions_created"] == 1 and status["refusals"] == []
+            assert (
+                fixtures.PASSWORD
+                not in (tmp_path / "build" / "deploy" / f"{switch.name}.json").read_text()
+            )
