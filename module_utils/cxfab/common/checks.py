@@ -55,6 +55,7 @@ CATEGORY_OF_PREFIX = {
     "firmware": "firmware",
     "link_type": "firmware",
     "nvconfig": "firmware",
+    "activation": "firmware",
     # ports and cables
     "link": "link/cable",
     "cable": "link/cable",

@@ -6,7 +6,13 @@ import re
 
 from ..common.checks import Checks
 from ..host.net.cpulist import format_cpulist, parse_cpulist
-from .nic import drift_check, firmware_checks, link_type_checks, nic_state_results
+from .nic import (
+    activation_checks,
+    drift_check,
+    firmware_checks,
+    link_type_checks,
+    nic_state_results,
+)
 from .qos import lossless_checks, qos_readback_checks
 from .readings import absent, data_ports, failed
 
@@ -57,6 +63,7 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         firmware, link_type = nic_state_results(sc, data["nic_state"])
     found = [*out, *firmware_checks(name, firmware)]
     found += link_type_checks(name, link_type)
+    found += activation_checks(name, sc, data.get("nic_state"))
     found += drift_check(name, data.get("network"))
     if facts:
         found += link_checks(name, sc, facts) + mtu_checks(name, intent, facts)

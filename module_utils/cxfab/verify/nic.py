@@ -92,6 +92,28 @@ def link_type_checks(name: str, results: list[dict]) -> list[dict]:
     return out
 
 
+def activation_checks(name: str, sc: dict, result) -> list[dict]:
+    """activation.<nic>: nothing on the card waits for a reset or reboot, from the same
+    cxfab_nic_state reading (`pending_activation`: firmware in flash, and every
+    parameter whose Next Boot differs from Current, pinned or not)."""
+    out = Checks(name)
+    if absent(result) or not result or failed(result):
+        return out  # not read, or read and failed: the firmware/link_type checks say so
+    waiting = result.get("pending_activation")
+    read = {entry.get("pci") for entry in result.get("nics") or []}
+    for nic in sc.get("nics") or []:
+        if nic["pci"] not in read:
+            continue  # the firmware/link_type checks fail a card the reading missed
+        expected = "nothing waits for an activation (Next Boot = Current, firmware running)"
+        if not isinstance(waiting, dict):
+            out.fail(f"activation.{nic['name']}", expected, "unreadable", "no pending state read")
+            continue
+        pending = waiting.get(nic["pci"])
+        message = "reset the card (mstfwreset) or reboot the host" if pending else ""
+        out.judge(f"activation.{nic['name']}", not pending, expected, pending or "none", message)
+    return out
+
+
 def drift_check(name: str, result) -> list[dict]:
     """host_network in check mode: the actions it would take are the drift."""
     out = Checks(name)
