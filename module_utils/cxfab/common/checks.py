@@ -65,6 +65,7 @@ CATEGORY_OF_PREFIX = {
     # the card on its bus
     "pcie": "PCIe",
     "temp": "PCIe",
+    "gpudirect": "PCIe",
     "qos": "QoS",
     "irq": "IRQ",
     "rdma": "RDMA",

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .mlnx import ibport
+from .mlnx import gpudirect, ibport
 from .mlnx.pcie import usable_gbps
 from .net import IntentError
 from .net import irq as sysirq
@@ -259,6 +259,12 @@ def read_probes(host: Host, facts: dict) -> list:
     return probes
 
 
+def read_gpudirect(host: Host, facts: dict) -> dict | None:
+    """Peer memory, the PCIe path, ACS and ATS of each GPU and its adapter (host with GPUs)."""
+    section = host.structured.get("gpudirect")
+    return gpudirect.read(host.root, section) if section else None
+
+
 READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("netdevs", read_netdevs),
     ("mtus", read_mtus),
@@ -270,6 +276,7 @@ READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("ib", read_ib),
     ("lldp", read_lldp),
     ("probes", read_probes),
+    ("gpudirect", read_gpudirect),
 )
 
 

@@ -160,6 +160,13 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
         for port in nic.get("ports") or []:
             if port.get("link_type"):
                 ids.append((f"link_type.{nic['name']}.p{port['port']}", "port protocol"))
+    gpudirect = sc.get("gpudirect")
+    if gpudirect:
+        ids.append(("gpudirect.peer_memory", "GPUDirect peer memory"))
+        for pair in gpudirect["pairs"]:
+            ids += [
+                (f"gpudirect.{pair['gpu']}.{part}", "GPUDirect") for part in ("topology", "acs")
+            ]
     return ids
 
 

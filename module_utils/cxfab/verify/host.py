@@ -6,6 +6,7 @@ import re
 
 from ..common.checks import Checks
 from ..host.net.cpulist import format_cpulist, parse_cpulist
+from .gpudirect import gpudirect_checks
 from .nic import (
     activation_checks,
     drift_check,
@@ -76,7 +77,7 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
     from .roce import roce_checks
 
     if facts:
-        found += roce_checks(name, sc, facts)
+        found += roce_checks(name, sc, facts) + gpudirect_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})
