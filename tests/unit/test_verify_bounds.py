@@ -305,4 +305,5 @@ def test_a_host_with_gpus_expects_its_gpudirect_checks():
     expected = {i for i, _, _ in bounds.expected_checks({"apricot": sc}, {"apricot": {}}, {}, [],
                                                          ["hosts"], False)}  # fmt: skip
     wanted = {"gpudirect.peer_memory", "gpudirect.gpu0.topology", "gpudirect.gpu0.acs"}
+    wanted |= {"sriov.enp23s0f0.vfs", "sriov.enp23s0f1.vfs"}  # the sriov profile's VFs
     assert wanted <= expected

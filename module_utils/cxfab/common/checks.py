@@ -66,6 +66,7 @@ CATEGORY_OF_PREFIX = {
     "pcie": "PCIe",
     "temp": "PCIe",
     "gpudirect": "PCIe",
+    "sriov": "PCIe",
     "qos": "QoS",
     "irq": "IRQ",
     "rdma": "RDMA",

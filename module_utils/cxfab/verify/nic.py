@@ -114,6 +114,31 @@ def activation_checks(name: str, sc: dict, result) -> list[dict]:
     return out
 
 
+def sriov_checks(name: str, sc: dict, facts: dict) -> list[dict]:
+    """sriov.<netdev>.vfs: the VFs of the sriov profile exist (read back from sysfs)."""
+    out = Checks(name)
+    reading = facts.get("sriov")
+    for nic in sc.get("nics") or []:
+        for netdev, want in sorted(((nic.get("runtime") or {}).get("sriov_numvfs") or {}).items()):
+            check_id, expected = f"sriov.{netdev}.vfs", f"{want} VFs (sriov_numvfs)"
+            got = (reading or {}).get(netdev) if isinstance(reading, dict) else None
+            if got is None:
+                out.fail(check_id, expected, "not read")
+            elif "error" in got:
+                message = "the function offers no SR-IOV: is SRIOV_EN active (activation)?"
+                out.fail(check_id, expected, "unreadable", f"{got['error']}; {message}")
+            else:
+                total = got.get("totalvfs")
+                observed = f"{got['numvfs']} VFs" + (f" (of {total})" if total is not None else "")
+                message = (
+                    ""
+                    if got["numvfs"] == want
+                    else ("no cxfab stage creates VFs yet: write the count to sriov_numvfs")
+                )
+                out.judge(check_id, got["numvfs"] == want, expected, observed, message)
+    return out
+
+
 def drift_check(name: str, result) -> list[dict]:
     """host_network in check mode: the actions it would take are the drift."""
     out = Checks(name)
