@@ -44,6 +44,13 @@ settled_link_type:
   returned: success
   type: list
 changes_needed: {description: Some NIC needs a change, returned: success, type: bool}
+pending_activation:
+  description: >-
+    PCI address -> what its next activation changes: firmware waiting in flash, and
+    every mlxconfig parameter whose Next Boot differs from Current
+    (C(SRIOV_EN (current False(0), next boot True(1)))), pinned or not
+  returned: success
+  type: dict
 """
 
 

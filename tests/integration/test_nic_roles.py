@@ -433,3 +433,59 @@ def test_mft_manager_only_host_downgrades_only_with_the_opt_in(lab, tmp_path):
     firmware = lab.card()["firmware"]
     assert (firmware["flash"], firmware["running"]) == (older, older)
     assert lab.resets() == [f"-d {BDF} -y reset"]
+
+
+PENDING = f"""\
+- name: Pending activations
+  ansible.builtin.import_playbook: {REPO}/playbooks/nic_pending.yml
+"""
+
+
+def test_a_next_boot_value_other_than_current_is_reported_pending_by_name(lab):
+    nics = [{"name": "cx4", "pci": BDF, "ports": PORTS_ETH[:1]}]
+    lab.write_inventory(nics, nic_pending_nics=nics)
+    clean = lab.play(PENDING)
+    assert clean.rc == 0 and clean.changed == 0, clean.output
+    assert "PENDING ACTIVATION" not in clean.output
+    # Set by hand (or by an earlier run) and never activated: the card says so.
+    lab.admin("set", "-d", BDF, "config.SRIOV_EN.next=1", "config.NUM_OF_VFS.next=8")
+    waiting = lab.play(PENDING)
+    assert waiting.rc == 0 and waiting.changed == 0, waiting.output
+    assert (
+        f"PENDING ACTIVATION on nichost {BDF}: NUM_OF_VFS (current 0, next boot 8), "
+        "SRIOV_EN (current False(0), next boot True(1))"
+    ) in " ".join(waiting.output.split())
+    subprocess.run(
+        [str(EMU_BIN / "mstfwreset"), "-d", BDF, "-y", "reset"],
+        env=lab.env,
+        check=True,
+        capture_output=True,
+    )
+    assert "PENDING ACTIVATION" not in lab.play(PENDING).output
+
+
+def test_profile_parameters_are_set_in_one_call_and_one_activation(lab):
+    from cxfab.intent.profiles import merged_nv_config
+
+    card = {"name": "cx4", "pci": BDF, "ports": PORTS_ETH}
+    card["profiles"] = {
+        "sriov": {"num_vfs": 8},
+        "roce": {"cc_priorities": [3]},
+        "pci_performance": {"max_acc_out_read": 44},
+        "gpudirect": {"ats": False},
+    }
+    pins = merged_nv_config(card)
+    lab.write_inventory([{**card, "nv_config": pins}])
+    first = lab.play(LINK_TYPE_ONLY)
+    assert first.rc == 0, first.output
+    config = lab.card()["config"]
+    got = {name: config[name]["current"] for name in pins}
+    assert got == {
+        "SRIOV_EN": 1, "NUM_OF_VFS": 8, "ADVANCED_PCI_SETTINGS": 1, "MAX_ACC_OUT_READ": 44,
+        "ATS_ENABLED": 0,
+        "ROCE_CC_PRIO_MASK_P1": 8, "CNP_DSCP_P1": 4, "CNP_802P_PRIO_P1": 6,
+        "ROCE_CC_PRIO_MASK_P2": 8, "CNP_DSCP_P2": 4, "CNP_802P_PRIO_P2": 6,
+    }  # fmt: skip
+    assert lab.resets() == [f"-d {BDF} -y reset"]
+    again = lab.play(LINK_TYPE_ONLY)
+    assert again.rc == 0 and again.changed == 0, again.output

@@ -955,6 +955,24 @@ def test_one_nic_state_reading_gives_the_firmware_and_port_checks():
     assert found["link_type.cx4.p1"]["status"] == "pass"
 
 
+def test_a_card_waiting_for_an_activation_is_named_with_its_parameters():
+    reading = nic_state_reading()
+    pci = reading["nics"][0]["pci"]
+    words = "SRIOV_EN (current False(0), next boot True(1))"
+    reading["pending_activation"] = {pci: words}
+    found = by_id(
+        verify_host.host_checks("h1", structured(host_intent()), host_data(nic_state=reading))
+    )
+    assert found["activation.cx4"]["status"] == "fail"
+    assert found["activation.cx4"]["observed"] == words
+    assert found["activation.cx4"]["category"] == "firmware"
+    reading["pending_activation"] = {}
+    found = by_id(
+        verify_host.host_checks("h1", structured(host_intent()), host_data(nic_state=reading))
+    )
+    assert found["activation.cx4"]["status"] == "pass"
+
+
 def test_a_nic_state_reading_that_failed_fails_every_nic_check_with_its_message():
     failed = {"failed": True, "msg": "cannot query the firmware of 0000:65:00.0: rc 3"}
     found = by_id(

@@ -83,3 +83,24 @@ def test_a_pinned_parameter_keeps_a_card_unsettled_until_it_runs():
     assert result["settled_link_type"] == [] and "SRIOV_EN activate" in result["msg"]
     fake.cards[CX4]["params"]["SRIOV_EN"] = [0, 0]
     assert "SRIOV_EN set" in read(fake, [pinned])["msg"]
+
+
+def test_a_parameter_whose_next_boot_differs_is_named_as_pending_activation():
+    fake = settled_card()
+    fake.cards[CX4]["params"]["ATS_ENABLED"] = [1, 0]  # set by hand, no reset since
+    result = read(fake, [nic()])
+    # Not pinned, so the rollout has nothing to do, but the card still waits.
+    assert result["settled_link_type"] == [CX4]
+    assert result["pending_activation"] == {
+        CX4: "ATS_ENABLED (current True(1), next boot False(0))"
+    }
+    waiting = result["nics"][0]["link_type"]["pending_reboot"]
+    assert waiting == [{"param": "ATS_ENABLED", "current": "True(1)", "next_boot": "False(0)"}]
+    assert read(settled_card(), [nic()])["pending_activation"] == {}
+
+
+def test_firmware_waiting_in_flash_and_a_parameter_are_one_pending_line():
+    fake = FakeCards()  # 12.28.1002 in flash, 12.23.1020 running; port 2 waits for a reset
+    line = read(fake, [nic()])["pending_activation"][CX4]
+    assert line.startswith("activation pending: 12.28.1002 in flash, running 12.23.1020; ")
+    assert "LINK_TYPE_P2 (current IB(1), next boot ETH(2))" in line

@@ -230,3 +230,30 @@ def test_gateways_of_gives_neutral_rows_for_anycast_and_vrrp():
         "virtual_mac": "00:00:5E:00:01:07",
     }
     assert gateways_of({}) == []
+
+
+def test_nic_profiles_merge_into_nv_config_with_the_runtime_they_imply():
+    fabric = example_fabric()
+    nic = fabric["hosts"]["cardamine"]["nics"][0]
+    nic["profiles"] = {"sriov": {"num_vfs": 4}, "roce": {"cnp_dscp": 48, "cnp_priority": 6}}
+    nic["nv_config"] = {"NUM_OF_VFS": "4", "CQE_COMPRESSION": "AGGRESSIVE"}
+    fabric["roce"]["lossless"] = False  # no PFC priority: DCQCN on all eight (mask 255)
+    got = hosts.build(fabric, "cardamine")["nics"][0]
+    assert got["nv_config"] == {
+        "SRIOV_EN": "True",
+        "NUM_OF_VFS": "4",
+        "ROCE_CC_PRIO_MASK_P1": "255",
+        "CNP_DSCP_P1": "48",
+        "CNP_802P_PRIO_P1": "6",
+        "ROCE_CC_PRIO_MASK_P2": "255",
+        "CNP_DSCP_P2": "48",
+        "CNP_802P_PRIO_P2": "6",
+        "CQE_COMPRESSION": "AGGRESSIVE",
+    }
+    assert got["runtime"] == {
+        "sriov_numvfs": {"enp23s0f0": 4, "enp23s0f1": 4},
+        "trust": "dscp",
+        "dcqcn": {"netdevs": ["enp23s0f0", "enp23s0f1"], "priorities": list(range(8))},
+    }
+    # The adapter without profiles stays as the inventory gives it.
+    assert "runtime" not in hosts.build(fabric, "cardamine")["nics"][1]

@@ -63,6 +63,9 @@ def set_deep(data: dict, path: str, value) -> None:
         elif not isinstance(data.get(part), kind):
             data[part] = kind()
         data = data[part]
+    if isinstance(parts[-1], int):  # a list of scalars the example leaves out
+        while len(data) <= parts[-1]:
+            data.append(None)
     data[parts[-1]] = value
 
 

@@ -295,3 +295,15 @@ def test_expected_checks_name_the_neighbour_and_speed_of_every_cabled_port():
     for dev in cabled:
         assert {f"link.{dev}.neighbour", f"link.{dev}.speed"} <= expected
     assert "mtu.path.vlan10.h2" in expected
+
+
+def test_a_host_with_gpus_expects_its_gpudirect_checks():
+    from cxfab.structured import hosts
+    from onyx_helpers import example_fabric
+
+    sc = hosts.build(example_fabric(), "apricot")
+    expected = {i for i, _, _ in bounds.expected_checks({"apricot": sc}, {"apricot": {}}, {}, [],
+                                                         ["hosts"], False)}  # fmt: skip
+    wanted = {"gpudirect.peer_memory", "gpudirect.gpu0.topology", "gpudirect.gpu0.acs"}
+    wanted |= {"sriov.enp23s0f0.vfs", "sriov.enp23s0f1.vfs"}  # the sriov profile's VFs
+    assert wanted <= expected

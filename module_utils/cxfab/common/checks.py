@@ -55,6 +55,7 @@ CATEGORY_OF_PREFIX = {
     "firmware": "firmware",
     "link_type": "firmware",
     "nvconfig": "firmware",
+    "activation": "firmware",
     # ports and cables
     "link": "link/cable",
     "cable": "link/cable",
@@ -64,6 +65,8 @@ CATEGORY_OF_PREFIX = {
     # the card on its bus
     "pcie": "PCIe",
     "temp": "PCIe",
+    "gpudirect": "PCIe",
+    "sriov": "PCIe",
     "qos": "QoS",
     "irq": "IRQ",
     "rdma": "RDMA",

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .mlnx import ibport
+from .mlnx import gpudirect, ibport
 from .mlnx.pcie import usable_gbps
 from .net import IntentError
 from .net import irq as sysirq
@@ -259,6 +259,32 @@ def read_probes(host: Host, facts: dict) -> list:
     return probes
 
 
+def read_sriov(host: Host, facts: dict) -> dict | None:
+    """sriov_numvfs and sriov_totalvfs of every port the sriov profile gives VFs."""
+    wanted = [
+        netdev
+        for nic in host.structured.get("nics") or []
+        for netdev in ((nic.get("runtime") or {}).get("sriov_numvfs") or {})
+    ]
+    if not wanted:
+        return None
+    found = {}
+    for netdev in wanted:
+        base = _path(host.root, "sys/class/net", netdev, "device")
+        numvfs, total = (_read(os.path.join(base, f)) for f in ("sriov_numvfs", "sriov_totalvfs"))
+        if numvfs is None or not numvfs.strip().isdigit():
+            found[netdev] = {"error": f"{base}/sriov_numvfs: unreadable ({numvfs!r})"}
+            continue
+        found[netdev] = {"numvfs": int(numvfs), "totalvfs": _int(total)}
+    return found
+
+
+def read_gpudirect(host: Host, facts: dict) -> dict | None:
+    """Peer memory, the PCIe path, ACS and ATS of each GPU and its adapter (host with GPUs)."""
+    section = host.structured.get("gpudirect")
+    return gpudirect.read(host.root, section) if section else None
+
+
 READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("netdevs", read_netdevs),
     ("mtus", read_mtus),
@@ -270,6 +296,8 @@ READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("ib", read_ib),
     ("lldp", read_lldp),
     ("probes", read_probes),
+    ("gpudirect", read_gpudirect),
+    ("sriov", read_sriov),
 )
 
 

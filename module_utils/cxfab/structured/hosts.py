@@ -7,7 +7,11 @@ it gets here, so nothing is checked again: this module only derives.
 Shape (written to build/structured/<host>.yml):
 
     host, mgmt_interface
-    nics:      the host's adapters as the inventory gives them (firmware, ports)
+    nics:      the host's adapters as the inventory gives them (firmware, ports); an
+               adapter with `profiles` gets `nv_config` = the profiles' parameters
+               merged with its own, and `runtime` = the run-time settings they imply
+    gpudirect: {peer_memory_modules, pairs: [{gpu, gpu_pci, nic, nic_pci, ats}]} | null
+               (the host declares GPUs: verify's GPUDirect readiness)
     network:   {bond: {name, members, mode, lacp_rate, miimon, xmit_hash_policy,
                        mtu, addresses} | null,
                 members: [{name, mtu}],
@@ -28,6 +32,8 @@ Shape (written to build/structured/<host>.yml):
 
 from __future__ import annotations
 
+from ..intent.profiles import merged_nv_config, runtime_settings
+
 # Kernel defaults the fabric does not carry (bonding's own miimon is 0: no link
 # monitoring at all, which would keep a dead member in the bond).
 BOND_MIIMON_MS = 100
@@ -45,6 +51,9 @@ RDMA_BASE_MODULES = ("ib_uverbs", "rdma_ucm")
 LOSSLESS_TRUST = "dscp"
 RXE_MODULE = "rdma_rxe"
 IPOIB_MODULE = "ib_ipoib"
+# The kernel modules that let an RDMA adapter reach GPU memory: NVIDIA's driver's own
+# (nvidia_peermem, since driver 470) and MLNX_OFED's older peer-memory client.
+PEER_MEMORY_MODULES = ("nvidia_peermem", "ib_peer_mem")
 
 
 def bond_section(host: dict) -> dict | None:
@@ -358,13 +367,52 @@ def networkd_files(network: dict, ipoib: list[dict] | None = None) -> dict[str, 
     return dict(sorted(files.items()))
 
 
-def sections(host: dict) -> dict:
-    """The sections that depend on the host alone (everything but its peers)."""
+def nics_section(host: dict, roce: dict | None = None) -> list[dict]:
+    """The adapters; those with profiles carry the merged parameters and runtime side."""
+    nics = []
+    for nic in host.get("nics") or []:
+        if nic.get("profiles"):
+            nic = {
+                **nic,
+                "nv_config": merged_nv_config(nic, roce),
+                "runtime": runtime_settings(nic, roce),
+            }
+        nics.append(nic)
+    return nics
+
+
+def gpudirect_section(host: dict) -> dict | None:
+    """What verify's GPUDirect readiness needs: each GPU with its adapter (rule
+    gpu-nic-exists) and the ATS the adapter's gpudirect profile asks for (None: none)."""
+    gpus = host.get("gpus") or []
+    if not gpus:
+        return None
+    by_name = {nic["name"]: nic for nic in host.get("nics") or []}
+    pairs = []
+    for gpu in gpus:
+        nic = by_name[gpu["nic"]]
+        profile = (nic.get("profiles") or {}).get("gpudirect")
+        pairs.append(
+            {
+                "gpu": gpu["name"],
+                "gpu_pci": gpu["pci"],
+                "nic": nic["name"],
+                "nic_pci": nic["pci"],
+                "ats": None if profile is None else bool(profile.get("ats", False)),
+            }
+        )
+    return {"peer_memory_modules": list(PEER_MEMORY_MODULES), "pairs": pairs}
+
+
+def sections(host: dict, roce: dict | None = None) -> dict:
+    """The sections that depend on the host alone (everything but its peers; `roce`:
+    cxfab_roce, whose PFC priority the roce profile defaults to)."""
     network = network_section(host)
     ipoib = ipoib_section(host)
     return {
         "mgmt_interface": host["mgmt_interface"],
-        "nics": host.get("nics") or [],
+        "nics": nics_section(host, roce),
+        "gpudirect": gpudirect_section(host),
         "network": network,
         "ipoib": ipoib,
         "networkd": networkd_files(network, ipoib),
@@ -377,7 +425,7 @@ def sections(host: dict) -> dict:
 def build(fabric: dict, name: str, racks: Racks | None = None) -> dict:
     """The structured config of host `name` of a validated, normalised fabric (`racks`:
     the fabric's Racks, shared when every host is built in one pass)."""
-    own = sections(fabric["hosts"][name])
+    own = sections(fabric["hosts"][name], fabric.get("roce"))
     return {
         "host": name,
         **own,

@@ -160,6 +160,15 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
         for port in nic.get("ports") or []:
             if port.get("link_type"):
                 ids.append((f"link_type.{nic['name']}.p{port['port']}", "port protocol"))
+        for netdev in (nic.get("runtime") or {}).get("sriov_numvfs") or {}:
+            ids.append((f"sriov.{netdev}.vfs", "SR-IOV VFs"))
+    gpudirect = sc.get("gpudirect")
+    if gpudirect:
+        ids.append(("gpudirect.peer_memory", "GPUDirect peer memory"))
+        for pair in gpudirect["pairs"]:
+            ids += [
+                (f"gpudirect.{pair['gpu']}.{part}", "GPUDirect") for part in ("topology", "acs")
+            ]
     return ids
 
 

@@ -6,7 +6,15 @@ import re
 
 from ..common.checks import Checks
 from ..host.net.cpulist import format_cpulist, parse_cpulist
-from .nic import drift_check, firmware_checks, link_type_checks, nic_state_results
+from .gpudirect import gpudirect_checks
+from .nic import (
+    activation_checks,
+    drift_check,
+    firmware_checks,
+    link_type_checks,
+    nic_state_results,
+    sriov_checks,
+)
 from .qos import lossless_checks, qos_readback_checks
 from .readings import absent, data_ports, failed
 
@@ -57,6 +65,7 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
         firmware, link_type = nic_state_results(sc, data["nic_state"])
     found = [*out, *firmware_checks(name, firmware)]
     found += link_type_checks(name, link_type)
+    found += activation_checks(name, sc, data.get("nic_state"))
     found += drift_check(name, data.get("network"))
     if facts:
         found += link_checks(name, sc, facts) + mtu_checks(name, intent, facts)
@@ -69,7 +78,8 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
     from .roce import roce_checks
 
     if facts:
-        found += roce_checks(name, sc, facts)
+        found += roce_checks(name, sc, facts) + gpudirect_checks(name, sc, facts)
+        found += sriov_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})

@@ -92,6 +92,53 @@ def link_type_checks(name: str, results: list[dict]) -> list[dict]:
     return out
 
 
+def activation_checks(name: str, sc: dict, result) -> list[dict]:
+    """activation.<nic>: nothing on the card waits for a reset or reboot, from the same
+    cxfab_nic_state reading (`pending_activation`: firmware in flash, and every
+    parameter whose Next Boot differs from Current, pinned or not)."""
+    out = Checks(name)
+    if absent(result) or not result or failed(result):
+        return out  # not read, or read and failed: the firmware/link_type checks say so
+    waiting = result.get("pending_activation")
+    read = {entry.get("pci") for entry in result.get("nics") or []}
+    for nic in sc.get("nics") or []:
+        if nic["pci"] not in read:
+            continue  # the firmware/link_type checks fail a card the reading missed
+        expected = "nothing waits for an activation (Next Boot = Current, firmware running)"
+        if not isinstance(waiting, dict):
+            out.fail(f"activation.{nic['name']}", expected, "unreadable", "no pending state read")
+            continue
+        pending = waiting.get(nic["pci"])
+        message = "reset the card (mstfwreset) or reboot the host" if pending else ""
+        out.judge(f"activation.{nic['name']}", not pending, expected, pending or "none", message)
+    return out
+
+
+def sriov_checks(name: str, sc: dict, facts: dict) -> list[dict]:
+    """sriov.<netdev>.vfs: the VFs of the sriov profile exist (read back from sysfs)."""
+    out = Checks(name)
+    reading = facts.get("sriov")
+    for nic in sc.get("nics") or []:
+        for netdev, want in sorted(((nic.get("runtime") or {}).get("sriov_numvfs") or {}).items()):
+            check_id, expected = f"sriov.{netdev}.vfs", f"{want} VFs (sriov_numvfs)"
+            got = (reading or {}).get(netdev) if isinstance(reading, dict) else None
+            if got is None:
+                out.fail(check_id, expected, "not read")
+            elif "error" in got:
+                message = "the function offers no SR-IOV: is SRIOV_EN active (activation)?"
+                out.fail(check_id, expected, "unreadable", f"{got['error']}; {message}")
+            else:
+                total = got.get("totalvfs")
+                observed = f"{got['numvfs']} VFs" + (f" (of {total})" if total is not None else "")
+                message = (
+                    ""
+                    if got["numvfs"] == want
+                    else ("no cxfab stage creates VFs yet: write the count to sriov_numvfs")
+                )
+                out.judge(check_id, got["numvfs"] == want, expected, observed, message)
+    return out
+
+
 def drift_check(name: str, result) -> list[dict]:
     """host_network in check mode: the actions it would take are the drift."""
     out = Checks(name)

@@ -78,9 +78,17 @@ def link_type_state(nic: dict, runner: Runner, config_tool: str, sysfs_root: str
     return {
         "ports": found["ports"],
         "params": found.get("params", []),
+        "pending_reboot": found.get("pending_reboot", []),
         "settled": need is None,
         "need": need,
     }
+
+
+def pending_words(pending: list[dict]) -> str:
+    """`SRIOV_EN (current False(0), next boot True(1)), ...`: what the activation changes."""
+    return ", ".join(
+        f"{p['param']} (current {p['current']}, next boot {p['next_boot']})" for p in pending
+    )
 
 
 def read_nics(
@@ -92,6 +100,7 @@ def read_nics(
 ) -> dict:
     """The module result: per NIC what it runs and needs; the settled PCI addresses."""
     cards, firmware_ok, link_type_ok, needs = [], [], [], []
+    waiting: dict[str, str] = {}
     for nic in nics:
         entry: dict = {"pci": nic["pci"], "name": nic.get("name"), "firmware": None}
         entry["link_type"] = None
@@ -101,12 +110,17 @@ def read_nics(
                 firmware_ok.append(nic["pci"])
             else:
                 needs.append(f"{nic['pci']}: {entry['firmware']['need']}")
+            if entry["firmware"]["target_in_flash"] and not entry["firmware"]["target_running"]:
+                waiting[nic["pci"]] = entry["firmware"]["need"]
         if any(p.get("link_type") for p in nic.get("ports") or []) or nic.get("nv_config"):
             entry["link_type"] = link_type_state(nic, runner, config_tool(), sysfs_root)
             if entry["link_type"]["settled"]:
                 link_type_ok.append(nic["pci"])
             else:
                 needs.append(f"{nic['pci']}: {entry['link_type']['need']}")
+            if entry["link_type"]["pending_reboot"]:
+                words = pending_words(entry["link_type"]["pending_reboot"])
+                waiting[nic["pci"]] = "; ".join(filter(None, [waiting.get(nic["pci"]), words]))
         cards.append(entry)
     return {
         "changed": False,
@@ -114,5 +128,7 @@ def read_nics(
         "settled_firmware": firmware_ok,
         "settled_link_type": link_type_ok,
         "changes_needed": bool(needs),
+        # Cards whose configuration waits for an activation, whatever set it.
+        "pending_activation": waiting,
         "msg": "; ".join(needs) if needs else "every NIC runs its firmware and port protocols",
     }

@@ -22,7 +22,7 @@ from .link_type import (
     set_arguments,
 )
 from .nv_params import NvParamError, ParamDecision, decide_params, set_words
-from .nvconfig import NvConfigParseError, parse_nvconfig_query
+from .nvconfig import CURRENT, NEXT_BOOT, NvConfigParseError, NvConfigQuery, parse_nvconfig_query
 from .runner import Runner, ToolFailed, activation_info, run_checked
 
 _MLX4_RUNTIME = {"ib": "ib", "eth": "eth", "vpi": "auto"}
@@ -71,6 +71,19 @@ def _read(path: str) -> str:
 
 def _text(decisions: list[PortDecision | ParamDecision], column: str) -> str:
     return "".join(f"{d.param}: {getattr(d, column)}\n" for d in decisions)
+
+
+def pending_reboot(query: NvConfigQuery) -> list[dict]:
+    """Every parameter of the card whose Next Boot differs from Current, pinned or not:
+    what the next activation (mstfwreset or reboot) will change."""
+    waiting = []
+    for name, entry in query.params.items():
+        current, next_boot = entry.get(CURRENT), entry.get(NEXT_BOOT)
+        if current is None or next_boot is None:
+            continue  # a query without -e: no Current column to compare
+        if not current.equals(next_boot.label, next_boot.number):
+            waiting.append({"param": name, "current": current.raw, "next_boot": next_boot.raw})
+    return waiting
 
 
 def check_pins(pins: dict | None) -> dict[str, str]:
@@ -204,6 +217,7 @@ def configure_ports(
         "pending_activation": bool(pending or pending_params),
         "pending_ports": pending,
         "pending_params": pending_params,
+        "pending_reboot": pending_reboot(query),
         "diff": {
             "before": _text([*decisions, *params], "next_boot"),
             "after": _text(after if not query_only else [*decisions, *params], "next_boot"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..profiles import profile_params, same_value
 from . import FabricView, Finding, repeats, rule
 
 # Highest port speed (Gb/s) of each adapter family.
@@ -260,6 +261,45 @@ def nv_config_not_link_type(view: FabricView) -> Iterator[Finding]:
         params = nic.get("nv_config") or {}
         for param in (p for p in params if str(p).startswith("LINK_TYPE_P")):
             yield (*path, "nv_config", param), reason
+
+
+@rule(
+    "nic-profile-conflict",
+    "A parameter pinned in nics[].nv_config that a profile of the adapter sets has the "
+    "profile's value.",
+)
+def nic_profile_conflict(view: FabricView) -> Iterator[Finding]:
+    roce = view.fabric.get("roce") if isinstance(view.fabric.get("roce"), dict) else None
+    for path, nic, _ in host_entries(view, "nics"):
+        implied = profile_params(nic, roce)
+        for param, value in sorted((nic.get("nv_config") or {}).items()):
+            if param in implied and not same_value(str(value), implied[param][0]):
+                want, profile = implied[param]
+                yield (
+                    (*path, "nv_config", param),
+                    f"{value} contradicts profile {profile}, which sets {param}={want} "
+                    f"(remove the pin or the profile)",
+                )
+
+
+@rule("nic-profile-roce-eth", "Profile roce is for an adapter whose ports are all Ethernet.")
+def nic_profile_roce_eth(view: FabricView) -> Iterator[Finding]:
+    for path, nic, _ in host_entries(view, "nics"):
+        if (nic.get("profiles") or {}).get("roce") is None:
+            continue
+        ib = [str(p["port"]) for p in nic["ports"] if p["link_type"] == "ib"]
+        if ib:
+            reason = f"RoCE congestion control needs Ethernet ports; port {', '.join(ib)} is ib"
+            yield (*path, "profiles", "roce"), reason
+
+
+@rule("gpu-nic-exists", "A GPU's nic names an adapter of the same host.")
+def gpu_nic_exists(view: FabricView) -> Iterator[Finding]:
+    for path, gpu, host in host_entries(view, "gpus"):
+        names = [nic["name"] for nic in host["nics"]]
+        if gpu["nic"] not in names:
+            known = ", ".join(names) or "none"
+            yield (*path, "nic"), f"{gpu['nic']} is not an adapter of this host (known: {known})"
 
 
 @rule("nic-speed-within-model", "A port's speed_gbps does not exceed its adapter family's maximum.")

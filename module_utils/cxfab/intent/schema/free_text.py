@@ -72,6 +72,9 @@ DESTINATIONS: dict[str, str] = {
         "mstconfig/mlxconfig `set PARAM=VALUE` argument (argv, no shell); compared with "
         "the query's Current and Next Boot; report"
     ),
+    "cxfab_host.gpus[].name": "check ids and messages of the GPUDirect checks; report",
+    "cxfab_host.gpus[].pci": "sysfs paths (`/sys/bus/pci/devices/<bdf>`) read by verify",
+    "cxfab_host.gpus[].nic": "reference to an adapter (`nics[].name`)",
     "cxfab_host.bond.name": (
         "systemd-networkd `.netdev`/`.network` files (`Name=`); link-up hook and QoS/IRQ "
         "shell scripts; systemd unit arguments"

@@ -79,8 +79,21 @@ CX4_PARAMS = (
     Param("LINK_TYPE_P2", "enum", 1, _LINK_TYPE),
     Param("KEEP_ETH_LINK_UP_P2", "bool", 1),
     Param("KEEP_IB_LINK_UP_P2", "bool", 0),
+    # PCIe tuning and ATS (nic-configuration-operator's pciPerformanceOptimized and
+    # gpuDirectOptimized). Their defaults on a ConnectX-4 are UNCONFIRMED (no public
+    # capture of this card prints them); a real query hides MAX_ACC_OUT_READ while
+    # ADVANCED_PCI_SETTINGS is off, which the emulator does not reproduce.
+    Param("ATS_ENABLED", "bool", 0),
+    Param("ADVANCED_PCI_SETTINGS", "bool", 0),
+    Param("MAX_ACC_OUT_READ", "int", 0, maximum=255),
+    # Congestion control (DCQCN): defaults as public `mlxconfig -e q` captures of
+    # ConnectX-4 Lx/5 print them (mask 255, CNP priority 6, CNP DSCP 48).
     Param("ROCE_CC_PRIO_MASK_P1", "int", 255, maximum=255),
     Param("ROCE_CC_PRIO_MASK_P2", "int", 255, maximum=255),
+    Param("CNP_802P_PRIO_P1", "int", 6, maximum=7),
+    Param("CNP_DSCP_P1", "int", 48, maximum=63),
+    Param("CNP_802P_PRIO_P2", "int", 6, maximum=7),
+    Param("CNP_DSCP_P2", "int", 48, maximum=63),
     Param("LLDP_NB_DCBX_P1", "bool", 0),
     Param("LLDP_NB_DCBX_P2", "bool", 0),
     Param("BOOT_OPTION_ROM_EN_P1", "bool", 1),

@@ -56,6 +56,15 @@ class Target:
     name: str  # as the user typed it
 
 
+def _fill_new_params(card: dict) -> None:
+    """A card seeded before the emulator learned a parameter holds it at its default."""
+    kind = catalog.DEVICE_TYPES.get(card.get("device_type", ""))
+    for param in kind.params if kind else ():
+        card["config"].setdefault(
+            param.name, {"default": param.default, "current": param.default, "next": param.default}
+        )
+
+
 class Store:
     """Locked access to the emulator state; use as a context manager."""
 
@@ -75,6 +84,7 @@ class Store:
         fcntl.flock(self._lock_file, fcntl.LOCK_EX if self.write else fcntl.LOCK_SH)
         for path in sorted((self.root / "cards").glob("*.json")):
             card = json.loads(path.read_text())
+            _fill_new_params(card)
             self.cards[card["functions"][0]] = card
         catalog_path = self.root / "catalog.json"
         if catalog_path.exists():
