@@ -14,8 +14,9 @@ runs). Three faults in one run:
   must name the counter that moved (the bond's Link Failure Count: virtio keeps its
   carrier over an administrative down, so carrier_changes does not move in the lab).
 
-All are healed (genuine cable back, the card's temperature back, the bond member back in its aggregator) and the
-same tags must pass again. The narrow PCIe slot of seed 000 is not planted here: a
+All are healed (genuine cable back, the card's temperature back, the bond member back
+in its aggregator) and the same tags must pass again. The narrow PCIe slot of seed
+000 is not planted here: a
 guest's PCIe link files are its kernel's (QEMU cannot narrow a virtio endpoint), so it
 is shown on the emulator's sysfs tree by tests/integration/test_cxemu_health.py.
 """
