@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from . import FabricView, Finding, repeats, rule
+from . import FabricView, Finding, each, repeats, rule, within
 
 # Highest port speed (Gb/s) of each adapter family.
 MODEL_MAX_SPEED_GBPS = {
@@ -41,6 +41,12 @@ MODEL_FIRMWARE_MAJOR = {
 
 def _hosts(view: FabricView) -> Iterator[tuple[str, dict]]:
     yield from view.hosts.items()
+
+
+def hosts_at(view: FabricView) -> Iterator[tuple[tuple, dict]]:
+    """(document path, host) of every host."""
+    for name, host in _hosts(view):
+        yield ("hosts", name), host
 
 
 def _ports(host: dict) -> Iterator[tuple[tuple, dict, dict]]:
@@ -129,31 +135,28 @@ def _speed_mbps(host: dict) -> int | None:
 
 
 @rule("bond-switch-pair-exists", "bond.switch_pair names a switch pair.")
-def bond_switch_pair_exists(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        bond = host.get("bond")
-        if (
-            bond
-            and bond["switch_pair"] not in view.pair_by_name
-            and not view.was_dropped("pair", bond["switch_pair"])
-        ):
-            known = ", ".join(view.pair_by_name)
-            reason = f"switch pair {bond['switch_pair']} is not defined (known: {known})"
-            yield ("hosts", name, "bond", "switch_pair"), reason
+@each(hosts_at, at=("bond", "switch_pair"))
+def bond_switch_pair_exists(view: FabricView, host: dict) -> str | None:
+    bond = host.get("bond")
+    if (
+        bond
+        and bond["switch_pair"] not in view.pair_by_name
+        and not view.was_dropped("pair", bond["switch_pair"])
+    ):
+        known = ", ".join(view.pair_by_name)
+        return f"switch pair {bond['switch_pair']} is not defined (known: {known})"
 
 
 @rule("bond-mpo-exists", "bond.mpo is a present MLAG port-channel of that switch pair.")
-def bond_mpo_exists(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        pair, mpo = view.host_bond_pair_mpo(host)
-        if pair is None or mpo is not None:
-            continue
-        mpo_id = host["bond"]["mpo"]
-        if not view.was_dropped("mpo", (pair["name"], mpo_id)):
-            reason = (
-                f"MPO {mpo_id} is not a present MLAG port-channel of switch pair {pair['name']}"
-            )
-            yield ("hosts", name, "bond", "mpo"), reason
+@each(hosts_at, at=("bond", "mpo"))
+def bond_mpo_exists(view: FabricView, host: dict) -> str | None:
+    pair, mpo = view.host_bond_pair_mpo(host)
+    if pair is None or mpo is not None:
+        return None
+    mpo_id = host["bond"]["mpo"]
+    if view.was_dropped("mpo", (pair["name"], mpo_id)):
+        return None
+    return f"MPO {mpo_id} is not a present MLAG port-channel of switch pair {pair['name']}"
 
 
 @rule("mpo-single-host", "No two hosts' bonds use the same MLAG port-channel.")
@@ -168,10 +171,12 @@ def mpo_single_host(view: FabricView) -> Iterator[Finding]:
 
 
 @rule("bond-members-are-nic-ports", "Bond members are netdevs of the host's adapter ports.")
-def bond_members_are_nic_ports(view: FabricView) -> Iterator[Finding]:
-    for path, member, host, ports in _bond_members(view):
-        if member not in ports and member != host["mgmt_interface"]:
-            yield path, f"{member} is not the netdev of any port in cxfab_host.nics"
+@each(_bond_members)
+def bond_members_are_nic_ports(
+    view: FabricView, member: str, host: dict, ports: dict
+) -> str | None:
+    if member not in ports and member != host["mgmt_interface"]:
+        return f"{member} is not the netdev of any port in cxfab_host.nics"
 
 
 @rule("bond-member-eth", "Bond member ports have link_type eth.")
@@ -210,16 +215,16 @@ def bond_port_cabling(view: FabricView) -> Iterator[Finding]:
     "bond-lacp-matches-mpo",
     "Bond mode 802.3ad faces an MPO with LACP (active/passive); a static MPO (on) does not.",
 )
-def bond_lacp_matches_mpo(view: FabricView) -> Iterator[Finding]:
-    for path, host, _, mpo in cabled_bonds(view):
-        mode = host["bond"]["mode"]
-        # 802.3ad speaks LACP; an MPO speaks it unless its lacp_mode is on (static).
-        if (mode == "802.3ad") != (mpo["lacp_mode"] != "on"):
-            yield (
-                (*path, "mode"),
-                f"bond mode {mode} does not match MPO {mpo['id']} "
-                f"lacp_mode {mpo['lacp_mode']} (802.3ad needs LACP active/passive)",
-            )
+@each(cabled_bonds, at=("mode",))
+def bond_lacp_matches_mpo(view: FabricView, host: dict, pair: dict, mpo: dict) -> str | None:
+    mode = host["bond"]["mode"]
+    # 802.3ad speaks LACP; an MPO speaks it unless its lacp_mode is on (static).
+    if (mode == "802.3ad") == (mpo["lacp_mode"] != "on"):
+        return None
+    return (
+        f"bond mode {mode} does not match MPO {mpo['id']} "
+        f"lacp_mode {mpo['lacp_mode']} (802.3ad needs LACP active/passive)"
+    )
 
 
 @rule(
@@ -228,71 +233,64 @@ def bond_lacp_matches_mpo(view: FabricView) -> Iterator[Finding]:
     "12.x.y, ConnectX-4 Lx 14.x.y, ConnectX-5 16.x.y, ConnectX-6 20.x.y, ConnectX-6 Dx "
     "22.x.y, ConnectX-6 Lx 26.x.y, ConnectX-7 28.x.y).",
 )
-def nic_firmware_family(view: FabricView) -> Iterator[Finding]:
-    for path, nic, _ in host_entries(view, "nics"):
-        version = (nic.get("firmware") or {}).get("version")
-        want = MODEL_FIRMWARE_MAJOR[nic["model"]]
-        if version and int(version.split(".", 1)[0]) != want:
-            reason = (
-                f"{version} is not a {nic['model']} firmware (a {nic['model']} runs {want}.x.y)"
-            )
-            yield (*path, "firmware", "version"), reason
+@each(host_entries, "nics", at=("firmware", "version"))
+def nic_firmware_family(view: FabricView, nic: dict, host: dict) -> str | None:
+    version = (nic.get("firmware") or {}).get("version")
+    want = MODEL_FIRMWARE_MAJOR[nic["model"]]
+    if version and int(version.split(".", 1)[0]) != want:
+        return f"{version} is not a {nic['model']} firmware (a {nic['model']} runs {want}.x.y)"
 
 
 @rule(
     "nic-link-type-supported",
     "Ethernet-only adapters (ConnectX-4 Lx, 6 Dx, 6 Lx) have no ib ports.",
 )
-def nic_link_type_supported(view: FabricView) -> Iterator[Finding]:
-    for path, port, nic in host_ports(view):
-        if port["link_type"] == "ib" and nic["model"] in ETHERNET_ONLY_MODELS:
-            reason = f"{nic['model']} is Ethernet-only; link_type ib is not available"
-            yield (*path, "link_type"), reason
+@each(host_ports, at=("link_type",))
+def nic_link_type_supported(view: FabricView, port: dict, nic: dict) -> str | None:
+    if port["link_type"] == "ib" and nic["model"] in ETHERNET_ONLY_MODELS:
+        return f"{nic['model']} is Ethernet-only; link_type ib is not available"
 
 
 @rule(
     "nv-config-not-link-type",
     "nics[].nv_config leaves LINK_TYPE_P<n> to ports[].link_type (one owner per parameter).",
 )
-def nv_config_not_link_type(view: FabricView) -> Iterator[Finding]:
-    reason = "the port protocol is set by ports[].link_type; remove it here"
-    for path, nic, _ in host_entries(view, "nics"):
-        params = nic.get("nv_config") or {}
-        for param in (p for p in params if str(p).startswith("LINK_TYPE_P")):
-            yield (*path, "nv_config", param), reason
+@within(host_entries, "nics")
+def nv_config_not_link_type(view: FabricView, nic: dict, host: dict) -> Iterator[Finding]:
+    params = nic.get("nv_config") or {}
+    for param in (p for p in params if str(p).startswith("LINK_TYPE_P")):
+        yield ("nv_config", param), "the port protocol is set by ports[].link_type; remove it here"
 
 
 @rule("nic-speed-within-model", "A port's speed_gbps does not exceed its adapter family's maximum.")
-def nic_speed_within_model(view: FabricView) -> Iterator[Finding]:
-    for path, port, nic in host_ports(view):
-        top = MODEL_MAX_SPEED_GBPS[nic["model"]]
-        if port.get("speed_gbps", 0) > top:
-            reason = f"{port['speed_gbps']} Gb/s exceeds the {top} Gb/s of a {nic['model']}"
-            yield (*path, "speed_gbps"), reason
+@each(host_ports, at=("speed_gbps",))
+def nic_speed_within_model(view: FabricView, port: dict, nic: dict) -> str | None:
+    top = MODEL_MAX_SPEED_GBPS[nic["model"]]
+    if port.get("speed_gbps", 0) > top:
+        return f"{port['speed_gbps']} Gb/s exceeds the {top} Gb/s of a {nic['model']}"
 
 
 @rule(
     "nic-peer-known",
     "A port's peer is a fabric switch, given together with peer_port, never an IPL port.",
 )
-def nic_peer_known(view: FabricView) -> Iterator[Finding]:
-    for base, port, _ in host_ports(view):
-        if ("peer" in port) != ("peer_port" in port):
-            missing = "peer_port" if "peer" in port else "peer"
-            yield (*base, missing), "peer and peer_port are given together"
-            continue
-        if "peer" not in port:
-            continue
-        pair = view.peer_pair.get(port["peer"])
-        if pair is None and view.was_dropped("peer", port["peer"]):
-            continue
-        if pair is None:
-            yield (*base, "peer"), f"{port['peer']} is not a peer of any switch pair"
-        elif "mlag" in pair and port["peer_port"] in pair["mlag"]["ipl"]["members"].get(
-            port["peer"], []
-        ):
-            reason = f"{port['peer']} port {port['peer_port']} is an IPL member port"
-            yield (*base, "peer_port"), reason
+@within(host_ports)
+def nic_peer_known(view: FabricView, port: dict, nic: dict) -> Iterator[Finding]:
+    if ("peer" in port) != ("peer_port" in port):
+        missing = "peer_port" if "peer" in port else "peer"
+        yield (missing,), "peer and peer_port are given together"
+        return
+    if "peer" not in port:
+        return
+    pair = view.peer_pair.get(port["peer"])
+    if pair is None and view.was_dropped("peer", port["peer"]):
+        return
+    if pair is None:
+        yield ("peer",), f"{port['peer']} is not a peer of any switch pair"
+    elif "mlag" in pair and port["peer_port"] in pair["mlag"]["ipl"]["members"].get(
+        port["peer"], []
+    ):
+        yield ("peer_port",), f"{port['peer']} port {port['peer_port']} is an IPL member port"
 
 
 @rule("switch-port-single-host", "No two host ports are cabled to the same switch port.")
