@@ -84,6 +84,27 @@ def _check_supported(target: Target) -> bool:
     return True
 
 
+def _open_supported(store: Store, device: str) -> Target | None:
+    """The named device when mlxconfig can configure it; None after saying why not."""
+    try:
+        target = store.resolve(device)
+    except DeviceNotFound:
+        out("-E- Failed to open the device\n")
+        return None
+    return target if _check_supported(target) else None
+
+
+def _apply(store: Store, card: dict, next_values: dict[str, int]) -> int:
+    """Stage the next values (they take effect at the next reboot), as mstconfig reports it."""
+    out("Applying... ")
+    for name, value in next_values.items():
+        card["config"][name]["next"] = value
+    store.mark(card)
+    out("Done!\n")
+    out("-I- Please reboot machine to load new configurations.\n")
+    return 0
+
+
 def _query_one(target: Target, device_name: str, index: int, args: Args) -> int:
     card = target.card
     kind = device_type(card)
@@ -109,12 +130,8 @@ def _query_one(target: Target, device_name: str, index: int, args: Args) -> int:
 def _query(args: Args) -> int:
     with Store() as store:
         if args.device:
-            try:
-                target = store.resolve(args.device)
-            except DeviceNotFound:
-                out("-E- Failed to open the device\n")
-                return EXIT_ERROR
-            if not _check_supported(target):
+            target = _open_supported(store, args.device)
+            if target is None:
                 return EXIT_ERROR
             return _query_one(target, args.device, 1, args)
         cards = store.ordered_cards()
@@ -157,12 +174,8 @@ def _set(args: Args) -> int:
         out("-E- No parameters to set\n")
         return EXIT_ERROR
     with Store(write=True) as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out("-E- Failed to open the device\n")
-            return EXIT_ERROR
-        if not _check_supported(target):
+        target = _open_supported(store, args.device)
+        if target is None:
             return EXIT_ERROR
         card = target.card
         kind = device_type(card)
@@ -190,33 +203,18 @@ def _set(args: Args) -> int:
             out("The '*' shows parameters with next value different from default/current value.\n")
         if not _ask("Apply new Configuration?", args):
             return EXIT_ABORTED
-        out("Applying... ")
-        for name, value in new_values.items():
-            card["config"][name]["next"] = value
-        store.mark(card)
-        out("Done!\n")
-        out("-I- Please reboot machine to load new configurations.\n")
-        return 0
+        return _apply(store, card, new_values)
 
 
 def _reset(args: Args) -> int:
     with Store(write=True) as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out("-E- Failed to open the device\n")
-            return EXIT_ERROR
-        if not _check_supported(target):
+        target = _open_supported(store, args.device)
+        if target is None:
             return EXIT_ERROR
         if not _ask(f"Reset configuration for device {args.device}?", args):
             return EXIT_ABORTED
-        out("Applying... ")
-        for entry in target.card["config"].values():
-            entry["next"] = entry["default"]
-        store.mark(target.card)
-        out("Done!\n")
-        out("-I- Please reboot machine to load new configurations.\n")
-        return 0
+        defaults = {name: entry["default"] for name, entry in target.card["config"].items()}
+        return _apply(store, target.card, defaults)
 
 
 def main(argv: list[str], tool: str = "mstconfig") -> int:
