@@ -8,8 +8,8 @@ mlxconfig: 0 ok, 2 aborted, 3 error.
 """
 
 from .. import render
-from ..state import DeviceNotFound, Store, Target, device_type, mst_name
-from .common import MSTFLINT_VERSION, banner, out, read_answer
+from ..state import Store, Target, device_type, mst_name
+from .common import MSTFLINT_VERSION, banner, confirmed, out, resolve_or_say
 
 EXIT_ABORTED = 2
 EXIT_ERROR = 3
@@ -86,12 +86,8 @@ def _check_supported(target: Target) -> bool:
 
 def _open_supported(store: Store, device: str) -> Target | None:
     """The named device when mlxconfig can configure it; None after saying why not."""
-    try:
-        target = store.resolve(device)
-    except DeviceNotFound:
-        out("-E- Failed to open the device\n")
-        return None
-    return target if _check_supported(target) else None
+    target = resolve_or_say(store, device, "-E- Failed to open the device\n")
+    return target if target is not None and _check_supported(target) else None
 
 
 def _apply(store: Store, card: dict, next_values: dict[str, int]) -> int:
@@ -149,11 +145,7 @@ def _query(args: Args) -> int:
 
 
 def _ask(question: str, args: Args) -> bool:
-    out(f"\n {question} (y/n) [n] : ")
-    if args.yes:
-        out("y\n")
-        return True
-    if read_answer() in ("y", "yes"):
+    if confirmed(f"\n {question} (y/n) [n] : ", args.yes):
         return True
     out("-E- Aborted by user.\n")
     return False
