@@ -1,7 +1,8 @@
 """Semantic cross-device rules of the fabric (checked after the schema).
 
-Each rule is a function registered with `@rule(id, summary)`; it receives a
-FabricView of the normalised fabric and yields (document path, reason) pairs.
+Each rule is a function registered with `@rule(id)`, its docstring the one-line
+summary docs/data-model.md lists; it receives a FabricView of the normalised
+fabric and yields (document path, reason) pairs.
 The path is a tuple inside the fabric document, e.g. ("vlans", 2,
 "svi_addresses", "sw-b"); validate.py turns it into the inventory key path.
 
@@ -37,12 +38,14 @@ class Rule:
 RULES: list[Rule] = []
 
 
-def rule(rule_id: str, summary: str) -> Callable:
-    """Register a rule; its section is the module it lives in."""
+def rule(rule_id: str) -> Callable:
+    """Register a rule; its summary is its docstring, its section the module it lives in."""
 
     def register(check: Callable[[FabricView], Iterable[Finding]]) -> Callable:
         if any(existing.id == rule_id for existing in RULES):
             raise ValueError(f"rule {rule_id} registered twice")
+        # (No docstring under python -OO: the rule still runs, only its summary is empty.)
+        summary = " ".join((check.__doc__ or "").split())
         section = check.__module__.rsplit(".", 1)[-1]
         RULES.append(Rule(rule_id, summary, section, check))
         return check

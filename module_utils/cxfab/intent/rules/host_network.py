@@ -18,12 +18,10 @@ from .hosts import (
 )
 
 
-@rule(
-    "mgmt-interface-untouched",
-    "The management interface is no adapter port, bond, bond member or VLAN parent.",
-)
+@rule("mgmt-interface-untouched")
 @each(hosts_at, at=("mgmt_interface",))
 def mgmt_interface_untouched(view: FabricView, host: dict) -> str | None:
+    """The management interface is no adapter port, bond, bond member or VLAN parent."""
     mgmt = host["mgmt_interface"]
     bond = host.get("bond")
     parent = mgmt.split(".", 1)[0]
@@ -35,26 +33,26 @@ def mgmt_interface_untouched(view: FabricView, host: dict) -> str | None:
         return f"{mgmt} carries the Ansible connection; {parent} cannot be a managed adapter port"
 
 
-@rule("host-vlans-need-bond", "Host VLAN interfaces sit on the bond: cxfab_host.bond is defined.")
+@rule("host-vlans-need-bond")
 @each(hosts_at, at=("vlans",))
 def host_vlans_need_bond(view: FabricView, host: dict) -> str | None:
+    """Host VLAN interfaces sit on the bond: cxfab_host.bond is defined."""
     if host["vlans"] and not host.get("bond"):
         return "VLAN interfaces need cxfab_host.bond (their parent)"
 
 
-@rule("host-vlan-exists", "Host VLANs are defined (present) in cxfab_vlans.")
+@rule("host-vlan-exists")
 @each(host_entries, "vlans", at=("id",))
 def host_vlan_exists(view: FabricView, vlan: dict, host: dict) -> str | None:
+    """Host VLANs are defined (present) in cxfab_vlans."""
     if vlan["id"] not in view.vlan_by_id and not view.was_dropped("vlan", vlan["id"]):
         return f"VLAN {vlan['id']} is not defined in cxfab_vlans"
 
 
-@rule(
-    "host-vlan-allowed-on-mpo",
-    "Host VLANs are allowed (tagged) on the host's MPO; an untagged bond address needs "
-    "access_vlan.",
-)
+@rule("host-vlan-allowed-on-mpo")
 def host_vlan_allowed_on_mpo(view: FabricView) -> Iterator[Finding]:
+    """Host VLANs are allowed (tagged) on the host's MPO; an untagged bond address needs
+    access_vlan."""
     for (_, name, _), host, _, mpo in cabled_bonds(view):
         for v, vlan in enumerate(host["vlans"]):
             if vlan["id"] not in mpo["allowed_vlans"]:
@@ -65,13 +63,11 @@ def host_vlan_allowed_on_mpo(view: FabricView) -> Iterator[Finding]:
             yield ("hosts", name, "bond", "address"), reason
 
 
-@rule(
-    "host-mtu-fits",
-    "Bond MTU <= MPO MTU; a VLAN interface's MTU (default the VLAN's) <= bond MTU and <= the"
-    " VLAN's MTU.",
-)
+@rule("host-mtu-fits")
 @within(hosts_at)
 def host_mtu_fits(view: FabricView, host: dict) -> Iterator[Finding]:
+    """Bond MTU <= MPO MTU; a VLAN interface's MTU (default the VLAN's) <= bond MTU and <= the
+    VLAN's MTU."""
     bond = host.get("bond")
     if not bond:
         return
@@ -101,11 +97,9 @@ def _addresses_in_vlans(view: FabricView) -> Iterator[tuple[tuple, dict, str]]:
             yield path, vlan, address
 
 
-@rule(
-    "host-address-in-subnet",
-    "Host addresses are host addresses inside their VLAN's subnet, with its prefix length.",
-)
+@rule("host-address-in-subnet")
 def host_address_in_subnet(view: FabricView) -> Iterator[Finding]:
+    """Host addresses are host addresses inside their VLAN's subnet, with its prefix length."""
     for path, vlan, address in _addresses_in_vlans(view):
         if "subnet" not in vlan:
             continue
@@ -120,8 +114,9 @@ def host_address_in_subnet(view: FabricView) -> Iterator[Finding]:
             yield path, f"{address} is the network or broadcast address of {subnet}"
 
 
-@rule("host-address-not-gateway", "Host addresses are not the VLAN's virtual IP or an SVI address.")
+@rule("host-address-not-gateway")
 def host_address_not_gateway(view: FabricView) -> Iterator[Finding]:
+    """Host addresses are not the VLAN's virtual IP or an SVI address."""
     for path, vlan, address in _addresses_in_vlans(view):
         ip = str(interface(address).ip)
         if ip == vlan["gateway"].get("virtual_ip"):
@@ -133,8 +128,9 @@ def host_address_not_gateway(view: FabricView) -> Iterator[Finding]:
             yield path, f"{ip} is the SVI address of {peer} in VLAN {vlan['id']}"
 
 
-@rule("host-address-unique", "No two host interfaces share an address.")
+@rule("host-address-unique")
 def host_address_unique(view: FabricView) -> Iterator[Finding]:
+    """No two host interfaces share an address."""
     places = (
         (path, interface(address).ip, f"host {path[1]}")
         for path, _, address in host_addresses(view)
@@ -143,27 +139,27 @@ def host_address_unique(view: FabricView) -> Iterator[Finding]:
         yield path, f"{ip} is already used by {owner}"
 
 
-@rule("qos-vlan-is-host-vlan", "A QoS entry's vlan is a VLAN of the host.")
+@rule("qos-vlan-is-host-vlan")
 @each(host_entries, "qos", at=("vlan",))
 def qos_vlan_is_host_vlan(view: FabricView, entry: dict, host: dict) -> str | None:
+    """A QoS entry's vlan is a VLAN of the host."""
     if entry["vlan"] not in host_vlan_ids(view, host):
         return f"VLAN {entry['vlan']} is not a VLAN of this host (cxfab_host.vlans)"
 
 
-@rule("qos-rate-within-link", "A QoS rate limit does not exceed the speed of the bond's ports.")
+@rule("qos-rate-within-link")
 @each(host_entries, "qos", at=("rate_limit_mbps",))
 def qos_rate_within_link(view: FabricView, entry: dict, host: dict) -> str | None:
+    """A QoS rate limit does not exceed the speed of the bond's ports."""
     speed = _speed_mbps(host)
     if speed is not None and entry.get("rate_limit_mbps", 0) > speed:
         return f"{entry['rate_limit_mbps']} Mb/s exceeds the port speed of {speed} Mb/s"
 
 
-@rule(
-    "qos-ets-sum",
-    "When a traffic class uses ets, the ets shares of the port sum to 100 and others have 0.",
-)
+@rule("qos-ets-sum")
 @within(hosts_at)
 def qos_ets_sum(view: FabricView, host: dict) -> Iterator[Finding]:
+    """When a traffic class uses ets, the ets shares of the port sum to 100 and others have 0."""
     classes: dict[int, dict] = {}
     for entry in host["qos"]:
         classes.setdefault(entry["traffic_class"], entry)
@@ -181,12 +177,10 @@ def qos_ets_sum(view: FabricView, host: dict) -> Iterator[Finding]:
             )
 
 
-@rule(
-    "qos-traffic-class-consistent",
-    "Entries sharing a traffic class agree on tsa, share and rate limit.",
-)
+@rule("qos-traffic-class-consistent")
 @within(hosts_at)
 def qos_traffic_class_consistent(view: FabricView, host: dict) -> Iterator[Finding]:
+    """Entries sharing a traffic class agree on tsa, share and rate limit."""
     first: dict[int, dict] = {}
     for q, entry in enumerate(host["qos"]):
         other = first.setdefault(entry["traffic_class"], entry)
@@ -199,12 +193,10 @@ def qos_traffic_class_consistent(view: FabricView, host: dict) -> Iterator[Findi
                 )
 
 
-@rule(
-    "qos-user-priority-unique",
-    "Each VLAN of a host has its own user priority (so its class can be told apart).",
-)
+@rule("qos-user-priority-unique")
 @within(hosts_at)
 def qos_user_priority_unique(view: FabricView, host: dict) -> Iterator[Finding]:
+    """Each VLAN of a host has its own user priority (so its class can be told apart)."""
     entries = (
         (("qos", q, "user_priority"), entry["user_priority"], entry["vlan"])
         for q, entry in enumerate(host["qos"])
@@ -213,9 +205,10 @@ def qos_user_priority_unique(view: FabricView, host: dict) -> Iterator[Finding]:
         yield path, f"user priority {priority} is already used by VLAN {vlan_id}"
 
 
-@rule("irq-cpus-policy", "irq_affinity.cpus is given for policy cpulist, and only then.")
+@rule("irq-cpus-policy")
 @each(hosts_at, at=("irq_affinity", "cpus"))
 def irq_cpus_policy(view: FabricView, host: dict) -> str | None:
+    """irq_affinity.cpus is given for policy cpulist, and only then."""
     irq = host["irq_affinity"]
     if irq["policy"] == "cpulist" and "cpus" not in irq:
         return "required for policy cpulist"
@@ -223,12 +216,10 @@ def irq_cpus_policy(view: FabricView, host: dict) -> str | None:
         return f"only used by policy cpulist (policy is {irq['policy']})"
 
 
-@rule(
-    "rdma-device-netdev",
-    "An RDMA device sits on a netdev of the host; mlx4/mlx5 match the adapter family.",
-)
+@rule("rdma-device-netdev")
 @within(hosts_at)
 def rdma_device_netdev(view: FabricView, host: dict) -> Iterator[Finding]:
+    """An RDMA device sits on a netdev of the host; mlx4/mlx5 match the adapter family."""
     devices = host.get("rdma", {}).get("devices", [])
     known = view.host_netdevs(host)
     ports = _port_by_netdev(host)

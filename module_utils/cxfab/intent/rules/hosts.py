@@ -134,9 +134,10 @@ def _speed_mbps(host: dict) -> int | None:
     return min(speeds) * 1000 if speeds else None
 
 
-@rule("bond-switch-pair-exists", "bond.switch_pair names a switch pair.")
+@rule("bond-switch-pair-exists")
 @each(hosts_at, at=("bond", "switch_pair"))
 def bond_switch_pair_exists(view: FabricView, host: dict) -> str | None:
+    """bond.switch_pair names a switch pair."""
     bond = host.get("bond")
     if (
         bond
@@ -147,9 +148,10 @@ def bond_switch_pair_exists(view: FabricView, host: dict) -> str | None:
         return f"switch pair {bond['switch_pair']} is not defined (known: {known})"
 
 
-@rule("bond-mpo-exists", "bond.mpo is a present MLAG port-channel of that switch pair.")
+@rule("bond-mpo-exists")
 @each(hosts_at, at=("bond", "mpo"))
 def bond_mpo_exists(view: FabricView, host: dict) -> str | None:
+    """bond.mpo is a present MLAG port-channel of that switch pair."""
     pair, mpo = view.host_bond_pair_mpo(host)
     if pair is None or mpo is not None:
         return None
@@ -159,8 +161,9 @@ def bond_mpo_exists(view: FabricView, host: dict) -> str | None:
     return f"MPO {mpo_id} is not a present MLAG port-channel of switch pair {pair['name']}"
 
 
-@rule("mpo-single-host", "No two hosts' bonds use the same MLAG port-channel.")
+@rule("mpo-single-host")
 def mpo_single_host(view: FabricView) -> Iterator[Finding]:
+    """No two hosts' bonds use the same MLAG port-channel."""
     bonds = (
         (("hosts", name, "bond", "mpo"), (host["bond"]["switch_pair"], host["bond"]["mpo"]), name)
         for name, host in _hosts(view)
@@ -170,28 +173,28 @@ def mpo_single_host(view: FabricView) -> Iterator[Finding]:
         yield path, f"MPO {mpo_id} of {pair_name} already serves host {owner}"
 
 
-@rule("bond-members-are-nic-ports", "Bond members are netdevs of the host's adapter ports.")
+@rule("bond-members-are-nic-ports")
 @each(_bond_members)
 def bond_members_are_nic_ports(
     view: FabricView, member: str, host: dict, ports: dict
 ) -> str | None:
+    """Bond members are netdevs of the host's adapter ports."""
     if member not in ports and member != host["mgmt_interface"]:
         return f"{member} is not the netdev of any port in cxfab_host.nics"
 
 
-@rule("bond-member-eth", "Bond member ports have link_type eth.")
+@rule("bond-member-eth")
 def bond_member_eth(view: FabricView) -> Iterator[Finding]:
+    """Bond member ports have link_type eth."""
     for (_, name, *_), member, _, ports in _bond_members(view):
         if member in ports and ports[member][1]["link_type"] != "eth":
             port_path = ("hosts", name, *ports[member][0], "link_type")
             yield port_path, f"port {member} is a bond member and must be eth, not ib"
 
 
-@rule(
-    "bond-port-cabling",
-    "A bond member's peer/peer_port is a member port of the bond's MPO on that peer.",
-)
+@rule("bond-port-cabling")
 def bond_port_cabling(view: FabricView) -> Iterator[Finding]:
+    """A bond member's peer/peer_port is a member port of the bond's MPO on that peer."""
     for (_, name, _), host, pair, mpo in cabled_bonds(view):
         ports = _port_by_netdev(host)
         peers = view.peer_names(pair)
@@ -211,12 +214,10 @@ def bond_port_cabling(view: FabricView) -> Iterator[Finding]:
                 yield (*base, "peer_port"), f"{reason} on {peer}"
 
 
-@rule(
-    "bond-lacp-matches-mpo",
-    "Bond mode 802.3ad faces an MPO with LACP (active/passive); a static MPO (on) does not.",
-)
+@rule("bond-lacp-matches-mpo")
 @each(cabled_bonds, at=("mode",))
 def bond_lacp_matches_mpo(view: FabricView, host: dict, pair: dict, mpo: dict) -> str | None:
+    """Bond mode 802.3ad faces an MPO with LACP (active/passive); a static MPO (on) does not."""
     mode = host["bond"]["mode"]
     # 802.3ad speaks LACP; an MPO speaks it unless its lacp_mode is on (static).
     if (mode == "802.3ad") == (mpo["lacp_mode"] != "on"):
@@ -227,55 +228,48 @@ def bond_lacp_matches_mpo(view: FabricView, host: dict, pair: dict, mpo: dict) -
     )
 
 
-@rule(
-    "nic-firmware-family",
-    "A firmware version belongs to the adapter's family (ConnectX-3 2.x.y, ConnectX-4 "
-    "12.x.y, ConnectX-4 Lx 14.x.y, ConnectX-5 16.x.y, ConnectX-6 20.x.y, ConnectX-6 Dx "
-    "22.x.y, ConnectX-6 Lx 26.x.y, ConnectX-7 28.x.y).",
-)
+@rule("nic-firmware-family")
 @each(host_entries, "nics", at=("firmware", "version"))
 def nic_firmware_family(view: FabricView, nic: dict, host: dict) -> str | None:
+    """A firmware version belongs to the adapter's family (ConnectX-3 2.x.y, ConnectX-4 12.x.y,
+    ConnectX-4 Lx 14.x.y, ConnectX-5 16.x.y, ConnectX-6 20.x.y, ConnectX-6 Dx 22.x.y, ConnectX-6
+    Lx 26.x.y, ConnectX-7 28.x.y)."""
     version = (nic.get("firmware") or {}).get("version")
     want = MODEL_FIRMWARE_MAJOR[nic["model"]]
     if version and int(version.split(".", 1)[0]) != want:
         return f"{version} is not a {nic['model']} firmware (a {nic['model']} runs {want}.x.y)"
 
 
-@rule(
-    "nic-link-type-supported",
-    "Ethernet-only adapters (ConnectX-4 Lx, 6 Dx, 6 Lx) have no ib ports.",
-)
+@rule("nic-link-type-supported")
 @each(host_ports, at=("link_type",))
 def nic_link_type_supported(view: FabricView, port: dict, nic: dict) -> str | None:
+    """Ethernet-only adapters (ConnectX-4 Lx, 6 Dx, 6 Lx) have no ib ports."""
     if port["link_type"] == "ib" and nic["model"] in ETHERNET_ONLY_MODELS:
         return f"{nic['model']} is Ethernet-only; link_type ib is not available"
 
 
-@rule(
-    "nv-config-not-link-type",
-    "nics[].nv_config leaves LINK_TYPE_P<n> to ports[].link_type (one owner per parameter).",
-)
+@rule("nv-config-not-link-type")
 @within(host_entries, "nics")
 def nv_config_not_link_type(view: FabricView, nic: dict, host: dict) -> Iterator[Finding]:
+    """nics[].nv_config leaves LINK_TYPE_P<n> to ports[].link_type (one owner per parameter)."""
     params = nic.get("nv_config") or {}
     for param in (p for p in params if str(p).startswith("LINK_TYPE_P")):
         yield ("nv_config", param), "the port protocol is set by ports[].link_type; remove it here"
 
 
-@rule("nic-speed-within-model", "A port's speed_gbps does not exceed its adapter family's maximum.")
+@rule("nic-speed-within-model")
 @each(host_ports, at=("speed_gbps",))
 def nic_speed_within_model(view: FabricView, port: dict, nic: dict) -> str | None:
+    """A port's speed_gbps does not exceed its adapter family's maximum."""
     top = MODEL_MAX_SPEED_GBPS[nic["model"]]
     if port.get("speed_gbps", 0) > top:
         return f"{port['speed_gbps']} Gb/s exceeds the {top} Gb/s of a {nic['model']}"
 
 
-@rule(
-    "nic-peer-known",
-    "A port's peer is a fabric switch, given together with peer_port, never an IPL port.",
-)
+@rule("nic-peer-known")
 @within(host_ports)
 def nic_peer_known(view: FabricView, port: dict, nic: dict) -> Iterator[Finding]:
+    """A port's peer is a fabric switch, given together with peer_port, never an IPL port."""
     if ("peer" in port) != ("peer_port" in port):
         missing = "peer_port" if "peer" in port else "peer"
         yield (missing,), "peer and peer_port are given together"
@@ -293,8 +287,9 @@ def nic_peer_known(view: FabricView, port: dict, nic: dict) -> Iterator[Finding]
         yield ("peer_port",), f"{port['peer']} port {port['peer_port']} is an IPL member port"
 
 
-@rule("switch-port-single-host", "No two host ports are cabled to the same switch port.")
+@rule("switch-port-single-host")
 def switch_port_single_host(view: FabricView) -> Iterator[Finding]:
+    """No two host ports are cabled to the same switch port."""
     cabled = (
         (
             (*path, "peer_port"),
@@ -308,8 +303,9 @@ def switch_port_single_host(view: FabricView) -> Iterator[Finding]:
         yield path, f"{peer} port {peer_port} is already cabled to {owner}"
 
 
-@rule("netdev-unique", "Netdev names and PCI addresses are unique within a host.")
+@rule("netdev-unique")
 def netdev_unique(view: FabricView) -> Iterator[Finding]:
+    """Netdev names and PCI addresses are unique within a host."""
     for name, host in _hosts(view):
         base = ("hosts", name)
         adapters = (

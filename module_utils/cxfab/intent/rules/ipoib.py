@@ -24,20 +24,19 @@ def _ipoib_ports(view: FabricView) -> Iterator[tuple[tuple, dict]]:
             yield path, port
 
 
-@rule("ipoib-needs-ib-port", "An ipoib block sits only on a port with link_type ib.")
+@rule("ipoib-needs-ib-port")
 @each(_ipoib_ports, at=("ipoib",))
 def ipoib_needs_ib_port(view: FabricView, port: dict) -> str | None:
+    """An ipoib block sits only on a port with link_type ib."""
     if port["link_type"] != "ib":
         return f"port {port['netdev']} has link_type {port['link_type']}; IPoIB needs link_type ib"
 
 
-@rule(
-    "ipoib-mtu-fits-mode",
-    "An IPoIB MTU fits its mode: at most ib_mtu - 4 in datagram mode (2044 on a 2048-byte "
-    "IB MTU, 4092 on 4096), at most 65520 in connected mode.",
-)
+@rule("ipoib-mtu-fits-mode")
 @each(_ipoib_ports, at=("ipoib", "mtu"))
 def ipoib_mtu_fits_mode(view: FabricView, port: dict) -> str | None:
+    """An IPoIB MTU fits its mode: at most ib_mtu - 4 in datagram mode (2044 on a 2048-byte IB MTU,
+    4092 on 4096), at most 65520 in connected mode."""
     ipoib = port["ipoib"]
     top = max_mtu(ipoib["mode"], ipoib["ib_mtu"])
     if ipoib["mtu"] <= top:
@@ -51,12 +50,10 @@ def ipoib_mtu_fits_mode(view: FabricView, port: dict) -> str | None:
     return f"{ipoib['mtu']} exceeds the {top} bytes of connected mode"
 
 
-@rule(
-    "ib-port-not-ethernet",
-    "An ib port is not cabled to a fabric (Ethernet) switch and carries no soft-RoCE device.",
-)
+@rule("ib-port-not-ethernet")
 @within(hosts_at)
 def ib_port_not_ethernet(view: FabricView, host: dict) -> Iterator[Finding]:
+    """An ib port is not cabled to a fabric (Ethernet) switch and carries no soft-RoCE device."""
     ib_ports = {}
     for path, port, _ in _ports(host):
         if port["link_type"] != "ib":
@@ -78,12 +75,10 @@ def ib_port_not_ethernet(view: FabricView, host: dict) -> Iterator[Finding]:
             )
 
 
-@rule(
-    "ipoib-address",
-    "An IPoIB address is a host address, used by no other host interface, in a subnet "
-    "that overlaps no VLAN subnet of cxfab_vlans.",
-)
+@rule("ipoib-address")
 def ipoib_address(view: FabricView) -> Iterator[Finding]:
+    """An IPoIB address is a host address, used by no other host interface, in a subnet that
+    overlaps no VLAN subnet of cxfab_vlans."""
     owner: dict[ipaddress.IPv4Address, str] = {}
     for (_, name, *path), _, address in host_addresses(view):
         owner.setdefault(interface(address).ip, f"host {name} ({'.'.join(map(str, path))})")
