@@ -45,7 +45,7 @@ import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.switch.onyx.session import (  # noqa: E402
-    DEFAULT_KNOWN_HOSTS,
+    LOGIN_OPTIONS,
     OnyxSession,
     SessionError,
 )
@@ -57,10 +57,7 @@ def main():
         argument_spec={
             "structured": {"type": "dict", "required": True},
             "state": {"type": "str", "choices": ["down", "up"], "required": True},
-            "username": {"type": "str", "required": True},
-            "password": {"type": "str", "required": True, "no_log": True},
-            "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
-            "host_key_checking": {"type": "bool", "default": True},
+            **LOGIN_OPTIONS,
         },
         supports_check_mode=True,
     )

@@ -16,7 +16,7 @@ from ansible.module_utils.cxfab.switch import transaction
 from ansible.module_utils.cxfab.switch.nvue.driver import NvueDriver
 from ansible.module_utils.cxfab.switch.nvue.transport import Trust
 from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
-from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
+from ansible.module_utils.cxfab.switch.onyx.session import LOGIN_OPTIONS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 # The driver of each switch platform (the fabric's `switch_pairs[].platform`).
@@ -142,28 +142,25 @@ def _driver(driver_class, name: str, structured: dict, p: dict):
     return NvueDriver(name, structured, trust, confirm_seconds=p["confirm_timeout"])
 
 
+ARGUMENT_SPEC = {
+    "switches": {"type": "list", "elements": "str", "required": True},
+    "structured_dir": {"type": "path", "required": True},
+    "configs_dir": {"type": "path", "required": True},
+    "record_dir": {"type": "path", "required": True},
+    "snapshot_dir": {"type": "path", "required": True},
+    **LOGIN_OPTIONS,
+    "sections": {"type": "list", "elements": "str", "default": list(OnyxDriver.SECTIONS)},
+    "repair": {"type": "bool", "default": False},
+    "wait": {"type": "int", "default": 90},
+    "platform": {"type": "str", "default": "onyx"},
+    "tls_ca": {"type": "path"},
+    "tls_fingerprints": {"type": "dict", "default": {}},
+    "confirm_timeout": {"type": "int", "default": 600},
+}
+
+
 def main():
-    module = AnsibleModule(
-        argument_spec={
-            "switches": {"type": "list", "elements": "str", "required": True},
-            "structured_dir": {"type": "path", "required": True},
-            "configs_dir": {"type": "path", "required": True},
-            "record_dir": {"type": "path", "required": True},
-            "snapshot_dir": {"type": "path", "required": True},
-            "username": {"type": "str", "required": True},
-            "password": {"type": "str", "required": True, "no_log": True},
-            "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
-            "host_key_checking": {"type": "bool", "default": True},
-            "sections": {"type": "list", "elements": "str", "default": list(OnyxDriver.SECTIONS)},
-            "repair": {"type": "bool", "default": False},
-            "wait": {"type": "int", "default": 90},
-            "platform": {"type": "str", "default": "onyx"},
-            "tls_ca": {"type": "path"},
-            "tls_fingerprints": {"type": "dict", "default": {}},
-            "confirm_timeout": {"type": "int", "default": 600},
-        },
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     driver_class = DRIVERS.get(p["platform"])
     if driver_class is None:

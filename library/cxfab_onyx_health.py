@@ -9,7 +9,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.switch.driver import UntrustedSwitch
 from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
-from ansible.module_utils.cxfab.switch.onyx.session import DEFAULT_KNOWN_HOSTS
+from ansible.module_utils.cxfab.switch.onyx.session import LOGIN_OPTIONS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 DOCUMENTATION = r"""
@@ -93,10 +93,7 @@ def main():
             "structured_dir": {"type": "path", "required": True},
             "switch": {"type": "str", "required": True},
             "scope": {"type": "str", "choices": ["local", "pair", "all"], "default": "all"},
-            "username": {"type": "str", "required": True},
-            "password": {"type": "str", "required": True, "no_log": True},
-            "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
-            "host_key_checking": {"type": "bool", "default": True},
+            **LOGIN_OPTIONS,
             "wait": {"type": "int", "default": 0},
             "fail_on_unhealthy": {"type": "bool", "default": True},
         },

@@ -261,22 +261,28 @@ static int move_bytes(struct tcp_transport *tt, enum direction direction, unsign
     }
 }
 
-/* Moves whatever the socket accepts now. */
-static int pump(struct tcp_transport *tt, int *progressed)
+/* Sends the posted messages the socket accepts now. 0 when it would block (or all
+ * are sent), -1 on failure. */
+static int pump_send(struct tcp_transport *tt, int *progressed)
 {
     while (tt->send_done < tt->send_posted) {
         unsigned char *msg = tt->send_mem + (tt->send_done % tt->slots) * tt->stride;
         size_t total = HDR_BYTES + tt->send_len[tt->send_done % tt->slots];
         int moved = move_bytes(tt, SENDING, msg, &tt->send_off, total, progressed);
-        if (moved < 0)
-            return -1;
-        if (moved == 0)
-            break;
+        if (moved <= 0)
+            return moved;
         if (tt->send_off == total) {
             tt->send_done++;
             tt->send_off = 0;
         }
     }
+    return 0;
+}
+
+/* Receives into the free slots what the socket holds now. 0 when it would block, the
+ * peer closed or no slot is free; -1 on failure or a corrupt header. */
+static int pump_recv(struct tcp_transport *tt, int *progressed)
+{
     while (tt->recv_complete - tt->recv_released < tt->slots) {
         unsigned slot = tt->recv_complete % tt->slots;
         unsigned char *msg = tt->recv_mem + slot * tt->stride;
@@ -290,10 +296,8 @@ static int pump(struct tcp_transport *tt, int *progressed)
             if (tt->peer_closed)
                 break;
             int moved = move_bytes(tt, RECEIVING, msg, &tt->recv_off, want, progressed);
-            if (moved < 0)
-                return -1;
-            if (moved == 0)
-                break;
+            if (moved <= 0)
+                return moved;
         }
         if (tt->recv_off == HDR_BYTES) {
             uint32_t len, tag;
@@ -313,6 +317,14 @@ static int pump(struct tcp_transport *tt, int *progressed)
         }
     }
     return 0;
+}
+
+/* Moves whatever the socket accepts now, both ways. */
+static int pump(struct tcp_transport *tt, int *progressed)
+{
+    if (pump_send(tt, progressed) != 0)
+        return -1;
+    return pump_recv(tt, progressed);
 }
 
 /* One step of progress. Polls the socket without sleeping for up to

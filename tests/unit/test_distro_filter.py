@@ -1,18 +1,11 @@
 """cxfab_distro_packages: rdma_stack's package list per OS family (host/distro.py)."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
+from plugin_loading import REPO, load_plugin
 
-REPO = Path(__file__).resolve().parents[2]
-_SPEC = importlib.util.spec_from_file_location(
-    "cxfab_distro_filter", REPO / "filter_plugins" / "cxfab_distro.py"
-)
-filters = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(filters)
+filters = load_plugin("filter_plugins", "cxfab_distro")
 to_packages = filters.FilterModule().filters()["cxfab_distro_packages"]
 NAMES = yaml.safe_load((REPO / "roles/rdma_stack/defaults/main.yml").read_text())[
     "rdma_stack_package_names"

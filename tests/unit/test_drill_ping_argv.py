@@ -7,20 +7,9 @@ its path unmeasured at the switch's return (the lab's VRRP drill, 2026-11-24).""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from plugin_loading import load_plugin
 
-import cxfab
-
-REPO = Path(__file__).resolve().parents[2]
-# The module imports ansible.module_utils.cxfab.*: serve it from the repo's package.
-sys.modules.setdefault("ansible.module_utils.cxfab", cxfab)
-_SPEC = importlib.util.spec_from_file_location(
-    "cxfab_drill_ping", REPO / "library" / "cxfab_drill_ping.py"
-)
-drill_ping = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(drill_ping)
+drill_ping = load_plugin("library", "cxfab_drill_ping")
 
 
 def test_the_duration_is_a_count_of_probes_not_a_deadline():

@@ -4,29 +4,15 @@ import pytest
 from cxfab.host.net import IntentError
 from cxfab.host.net.linkplan import check_protected, plan, protected_interfaces, simulate
 from cxfab.structured.hosts import network_section
-
-HOST = {
-    "mgmt_interface": "eno1",
-    "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mode": "802.3ad",
-             "lacp_rate": "fast", "mtu": 9000, "address": "12.0.0.23/24"},
-    "vlans": [{"id": 10, "address": "12.0.10.23/24", "mtu": 9000},
-              {"id": 30, "address": "12.0.30.23/24", "mtu": 9000}],
-    "qos": [{"vlan": 10, "user_priority": 1, "traffic_class": 0, "tsa": "strict",
-             "bandwidth_percent": 0}],
-}  # fmt: skip
-
-
-def phys(name, **extra):
-    return {"kind": None, "mtu": 1500, "master": None, "link": None, "up": False,
-            "addresses": [], **extra}  # fmt: skip
+from hostnet_helpers import HOST, live_link
 
 
 def bare_links():
     return {
-        "lo": phys("lo", up=True, addresses=[]),
-        "eno1": phys("eno1", up=True, addresses=["10.0.2.15/24"]),
-        "ens1f0": phys("ens1f0"),
-        "ens1f1": phys("ens1f1"),
+        "lo": live_link(up=True, addresses=[]),
+        "eno1": live_link(up=True, addresses=["10.0.2.15/24"]),
+        "ens1f0": live_link(),
+        "ens1f1": live_link(),
     }
 
 

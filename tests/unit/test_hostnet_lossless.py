@@ -96,7 +96,7 @@ def test_ecn_knobs_are_read_enabled_only_where_off_and_missing_ones_named(tmp_pa
     assert state == {"roce_np/3": 1, "roce_rp/3": 0}
     off = lossless.ecn_to_enable(str(tmp_path), "ens1f0", state)
     assert off == [str(rp_knob)]
-    assert lossless.ecn_enable(off) == []
+    assert agent.ecn_enable(off) == []
     assert rp_knob.read_text() == "1\n" and np_knob.read_text() == "1\n"
     after = lossless.ecn_state(str(tmp_path), "ens1f0", [3])
     assert lossless.ecn_to_enable(str(tmp_path), "ens1f0", after) == []  # second run: nothing

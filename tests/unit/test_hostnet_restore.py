@@ -12,38 +12,27 @@ from cxfab.host.net.restore import (
     take_snapshot,
 )
 from cxfab.structured.hosts import network_section
+from hostnet_helpers import HOST, live_link
 
-HOST = {
-    "mgmt_interface": "eno1",
-    "bond": {"name": "bond0", "members": ["ens1f0", "ens1f1"], "mode": "802.3ad",
-             "lacp_rate": "fast", "mtu": 9000, "address": "12.0.0.23/24"},
-    "vlans": [{"id": 10, "address": "12.0.10.23/24", "mtu": 9000},
-              {"id": 30, "address": "12.0.30.23/24", "mtu": 9000}],
-    "qos": [{"vlan": 10, "user_priority": 1, "traffic_class": 0, "tsa": "strict",
-             "bandwidth_percent": 0}],
-}  # fmt: skip
 BOND_PARAMS = {"miimon": 100, "xmit_hash_policy": "layer2"}
 
 
-def port(**extra):
-    return {"kind": None, "mtu": 1500, "master": None, "link": None, "up": False,
-            "addresses": [], **extra}  # fmt: skip
-
-
 def bond(mode="802.3ad", lacp_rate="fast", **extra):
-    return port(kind="bond", bond={"mode": mode, "lacp_rate": lacp_rate, **BOND_PARAMS}, **extra)
+    return live_link(
+        kind="bond", bond={"mode": mode, "lacp_rate": lacp_rate, **BOND_PARAMS}, **extra
+    )
 
 
 def vlan(link, vlan_id, **extra):
-    return port(kind="vlan", link=link, vlan_id=vlan_id, **{"egress_qos_map": {}, **extra})
+    return live_link(kind="vlan", link=link, vlan_id=vlan_id, **{"egress_qos_map": {}, **extra})
 
 
 def bare():
     return {
-        "lo": port(up=True),
-        "eno1": port(up=True, addresses=["10.0.2.15/24"]),
-        "ens1f0": port(up=True, addresses=["10.250.0.1/24"]),
-        "ens1f1": port(),
+        "lo": live_link(up=True),
+        "eno1": live_link(up=True, addresses=["10.0.2.15/24"]),
+        "ens1f0": live_link(up=True, addresses=["10.250.0.1/24"]),
+        "ens1f1": live_link(),
     }
 
 
@@ -51,9 +40,9 @@ def drifted():
     """A bond0 built by hand: other mode, LACP rate, MTU; a VLAN with the wrong id and
     map, an extra address, an operator's VLAN on the bond and a third port in it."""
     links = bare()
-    links["ens1f0"] = port(master="bond0", up=True)
-    links["ens1f1"] = port(master="bond0", up=True)
-    links["ens2"] = port(master="bond0", up=True)
+    links["ens1f0"] = live_link(master="bond0", up=True)
+    links["ens1f1"] = live_link(master="bond0", up=True)
+    links["ens2"] = live_link(master="bond0", up=True)
     links["bond0"] = bond("balance-xor", None, up=True, addresses=["12.0.0.99/24"])
     links["bond0.30"] = vlan("bond0", 31, egress_qos_map={0: 4}, up=True)
     links["bond0.10"] = vlan("bond0", 10, egress_qos_map={0: 2}, up=False,
@@ -66,7 +55,7 @@ def foreign_bond():
     """ens1f1 sits in an operator's bond9 that the change takes it from."""
     links = bare()
     links["bond9"] = bond("active-backup", None, up=True)
-    links["ens1f1"] = port(master="bond9", up=True, mtu=4000)
+    links["ens1f1"] = live_link(master="bond9", up=True, mtu=4000)
     return links
 
 

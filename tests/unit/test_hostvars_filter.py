@@ -1,16 +1,9 @@
 """cxfab_per_host: one variable of several hosts by host name (verify.yml, drill.yml)."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from plugin_loading import load_plugin
 
-REPO = Path(__file__).resolve().parents[2]
-_SPEC = importlib.util.spec_from_file_location(
-    "cxfab_hostvars_filter", REPO / "filter_plugins" / "cxfab_hostvars.py"
-)
-filters = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(filters)
+filters = load_plugin("filter_plugins", "cxfab_hostvars")
 per_host = filters.FilterModule().filters()["cxfab_per_host"]
 
 HOSTVARS = {

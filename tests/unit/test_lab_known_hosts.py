@@ -2,19 +2,27 @@
 
 import subprocess
 
+import pytest
 import yaml
 
 from tests.lab.vm import lab
 from tests.lab.vm.topology import FABRIC, GUESTS, INVENTORY_DIR
 
 
-def test_known_hosts_holds_the_guest_host_key_per_forwarded_port(tmp_path, monkeypatch):
+@pytest.fixture
+def lab_host_key(tmp_path, monkeypatch):
+    """(the lab's host key, its known-hosts file, not written yet) in tmp_path."""
     key = tmp_path / "host_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", str(key)],
                    check=True)  # fmt: skip
     known = tmp_path / "inv" / "files" / "known_hosts"
     monkeypatch.setattr(lab, "SSH_DIR", tmp_path)
     monkeypatch.setattr(lab, "KNOWN_HOSTS_FILE", known)
+    return key, known
+
+
+def test_known_hosts_holds_the_guest_host_key_per_forwarded_port(lab_host_key):
+    key, known = lab_host_key
     lab.write_known_hosts()
     public = key.with_suffix(".pub").read_text().split()[1]
     for guest in (*GUESTS, FABRIC):
@@ -34,13 +42,8 @@ def test_lab_inventory_checks_host_keys_against_that_file():
     assert lab.KNOWN_HOSTS_FILE == INVENTORY_DIR / "files" / "known_hosts"
 
 
-def test_the_harness_ssh_checks_the_guest_key_against_that_file(tmp_path, monkeypatch):
-    key = tmp_path / "host_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", str(key)],
-                   check=True)  # fmt: skip
-    known = tmp_path / "inv" / "files" / "known_hosts"
-    monkeypatch.setattr(lab, "SSH_DIR", tmp_path)
-    monkeypatch.setattr(lab, "KNOWN_HOSTS_FILE", known)
+def test_the_harness_ssh_checks_the_guest_key_against_that_file(lab_host_key):
+    key, known = lab_host_key
     argv = lab.ssh_argv(FABRIC, "true")
     options = [argv[i + 1] for i, word in enumerate(argv) if word == "-o"]
     assert "StrictHostKeyChecking=yes" in options

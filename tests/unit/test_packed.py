@@ -1,18 +1,14 @@
 """validate.yml publishes one JSON text per device; consumers decode what they use."""
 
-import importlib.util
 import json
 
 import pytest
 from cxfab.structured import build_all, packed
 from cxfab.verify import dataplane
 from onyx_helpers import REPO, inventory_fabric
+from plugin_loading import load_plugin
 
-_SPEC = importlib.util.spec_from_file_location(
-    "cxfab_structured_filter", REPO / "filter_plugins" / "cxfab_structured.py"
-)
-filters = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(filters)
+filters = load_plugin("filter_plugins", "cxfab_structured")
 
 
 @pytest.fixture(scope="module")

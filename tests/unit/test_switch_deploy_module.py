@@ -3,30 +3,14 @@ the module before any file is read or any switch is opened."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
-import cxfab
 import pytest
 from ansible.module_utils import basic
+from plugin_loading import load_plugin
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _load_module():
-    # The module imports ansible.module_utils.cxfab.*: serve it from the repo's package.
-    sys.modules.setdefault("ansible.module_utils.cxfab", cxfab)
-    spec = importlib.util.spec_from_file_location(
-        "cxfab_onyx_deploy", REPO / "library" / "cxfab_onyx_deploy.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-deploy_module = _load_module()
+deploy_module = load_plugin("library", "cxfab_onyx_deploy")
 
 
 def run(monkeypatch, capsys, tmp_path: Path, **extra) -> dict:

@@ -47,3 +47,9 @@ def test_every_rule_has_a_negative_case():
     missing = sorted(rule.id for rule in RULES if rule.id not in covered)
     assert not missing, f"rules without a negative case in {CASES_DIR}: {missing}"
     assert len(RULES) >= 25
+
+
+def test_every_rule_has_a_summary_for_the_docs():
+    # A rule's summary is its docstring (docs/data-model.md lists it).
+    missing = sorted(rule.id for rule in RULES if not rule.summary)
+    assert not missing, f"rules without a docstring: {missing}"

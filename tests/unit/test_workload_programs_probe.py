@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import shlex
 import subprocess
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-_SPEC = importlib.util.spec_from_file_location(
-    "cxfab_workload_programs_action", REPO / "action_plugins" / "cxfab_workload_programs.py"
-)
-action = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(action)
+from plugin_loading import load_plugin
+
+action = load_plugin("action_plugins", "cxfab_workload_programs")
 
 SHA = hashlib.sha256(b"programs").hexdigest()
 

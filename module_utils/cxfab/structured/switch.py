@@ -82,10 +82,7 @@ def _pair_vlans(fabric: dict, pair: dict, peer_names: list[str]) -> list[dict]:
     ]
 
 
-def _mlag(pair: dict, switch: str, partner: str) -> dict | None:
-    mlag = pair.get("mlag")
-    if not mlag:
-        return None
+def _mlag(mlag: dict, switch: str, partner: str) -> dict:
     ipl = mlag["ipl"]
     return {
         "domain": mlag["domain"],
@@ -189,7 +186,7 @@ def build(fabric: dict, switch: str, prune: bool = True) -> dict:
     peers = pair["peers"]
     peer_names = [p["name"] for p in peers]
     partner = peer_names[1 - peer_index]
-    mlag = _mlag(pair, switch, partner)
+    mlag = _mlag(pair["mlag"], switch, partner) if pair.get("mlag") else None
     ipl_vlan = mlag["peer_link"]["vlan"] if mlag else None
 
     pair_vlans = _pair_vlans(fabric, pair, peer_names)

@@ -177,12 +177,7 @@ def show_mlag(switch: Switch, json_print: bool) -> str:
     if _old_text(switch):
         return _show_mlag_3_6(switch, status, mac, conf, counts, ipl, peer)
     lines = [
-        f"Admin status: {'Enabled' if status['admin'] else 'Disabled'}",
-        f"Operational status: {'Up' if status['oper'] else 'Down'}",
-        "Reload-delay: 30 sec",
-        "Keepalive-interval: 1 sec",
-        "Upgrade-timeout: 60 min",
-        f"System-mac: {mac}",
+        *_mlag_status_lines(status, mac),
         "",
         "MLAG Ports Configuration Summary:",
         f" Configured: {conf['Configured']}",
@@ -222,15 +217,22 @@ def show_mlag(switch: Switch, json_print: bool) -> str:
     return "\n".join(lines)
 
 
-def _show_mlag_3_6(switch: Switch, status, mac, conf, counts, ipl, peer) -> str:
-    """The pre-3.9 text layout: unindented counters, `Peers state Summary:`."""
-    lines = [
+def _mlag_status_lines(status: dict, mac: str) -> list[str]:
+    """The first lines of `show mlag`, the same in the 3.6 and the 3.9 layouts."""
+    return [
         f"Admin status: {'Enabled' if status['admin'] else 'Disabled'}",
         f"Operational status: {'Up' if status['oper'] else 'Down'}",
         "Reload-delay: 30 sec",
         "Keepalive-interval: 1 sec",
         "Upgrade-timeout: 60 min",
         f"System-mac: {mac}",
+    ]
+
+
+def _show_mlag_3_6(switch: Switch, status, mac, conf, counts, ipl, peer) -> str:
+    """The pre-3.9 text layout: unindented counters, `Peers state Summary:`."""
+    lines = [
+        *_mlag_status_lines(status, mac),
         "",
         "MLAG Ports Configuration Summary:",
         *(f"{name}: {value}" for name, value in conf.items()),

@@ -9,9 +9,9 @@ exists the running value is switched there as well, so no activation is needed.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
+from ...common.mlxconfig import PARAM_NAME_RE, PARAM_VALUE_RE
 from . import tools
 from .link_type import (
     ACTION_NONE,
@@ -26,8 +26,6 @@ from .nvconfig import CURRENT, NEXT_BOOT, NvConfigParseError, NvConfigQuery, par
 from .runner import Runner, ToolFailed, activation_info, run_checked
 
 _MLX4_RUNTIME = {"ib": "ib", "eth": "eth", "vpi": "auto"}
-_PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
-_VALUE_RE = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 
 
 class PortConfigError(RuntimeError):
@@ -93,11 +91,11 @@ def check_pins(pins: dict | None) -> dict[str, str]:
     for name, value in (pins or {}).items():
         if isinstance(value, bool):
             value = "True" if value else "False"
-        if not _PARAM_RE.match(str(name)):
+        if not PARAM_NAME_RE.match(str(name)):
             raise PortConfigError(f"nv_config.{name}: not an mlxconfig parameter name")
         if str(name).startswith("LINK_TYPE_P"):
             raise PortConfigError(f"nv_config.{name}: the port protocol is set through ports")
-        if not _VALUE_RE.match(str(value)):
+        if not PARAM_VALUE_RE.match(str(value)):
             raise PortConfigError(f"nv_config.{name}: {value!r} is not an mlxconfig value")
         checked[str(name)] = str(value)
     return checked

@@ -149,12 +149,21 @@ def _apply_qos(section: dict) -> list[str]:
                 errors.append(f"qos {port}: {' '.join(argv)}: {result.stderr.strip()}")
     # Lossless RoCE: the ECN knobs (sysfs files the driver resets with the port).
     for port, paths in section.get("ecn", {}).items():
-        for path in paths:
-            try:
-                with open(path, "w", encoding="ascii") as handle:
-                    handle.write("1\n")
-            except OSError as exc:
-                errors.append(f"ecn {port}: {path}: {exc.strerror or exc}")
+        errors.extend(f"ecn {port}: {error}" for error in ecn_enable(paths))
+    return errors
+
+
+def ecn_enable(paths: list[str]) -> list[str]:
+    """Write 1 to each ECN knob; the errors, one per failed path.
+
+    The qos stage enables the knobs with it, and the agent again at every link-up."""
+    errors = []
+    for path in paths:
+        try:
+            with open(path, "w", encoding="ascii") as handle:
+                handle.write("1\n")
+        except OSError as exc:
+            errors.append(f"{path}: {exc.strerror or exc}")
     return errors
 
 

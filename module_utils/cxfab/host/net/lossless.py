@@ -147,24 +147,12 @@ def ecn_missing(port: str, state: dict[str, int | None]) -> list[str]:
 
 
 def ecn_to_enable(root: str, port: str, state: dict[str, int | None]) -> list[str]:
-    """Paths of the knobs that exist and are off."""
+    """Paths of the knobs that exist and are off (agent.ecn_enable writes them)."""
     return [
         ecn_path(root, port, *knob.split("/"))
         for knob, value in sorted(state.items())
         if value == 0
     ]
-
-
-def ecn_enable(paths: list[str]) -> list[str]:
-    """Write 1 to each knob; the errors, one per failed path."""
-    errors = []
-    for path in paths:
-        try:
-            with open(path, "w", encoding="ascii") as handle:
-                handle.write("1\n")
-        except OSError as exc:
-            errors.append(f"{path}: {exc.strerror or exc}")
-    return errors
 
 
 # ---------------------------------------------------------------- memlock

@@ -152,7 +152,7 @@ def apply_ecn(module, lossless, port_results):
         off = lossless_lib.ecn_to_enable(SYSFS_ROOT, port, before)
         after = before
         if off and not module.check_mode:
-            errors = lossless_lib.ecn_enable(off)
+            errors = agent.ecn_enable(off)
             if errors:
                 module.fail_json(msg="lossless: ECN not enabled: " + "; ".join(errors))
             after = lossless_lib.ecn_state(SYSFS_ROOT, port, lossless["ecn_priorities"])

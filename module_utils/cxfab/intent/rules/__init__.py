@@ -1,9 +1,13 @@
 """Semantic cross-device rules of the fabric (checked after the schema).
 
-Each rule is a function registered with `@rule(id, summary)`; it receives a
-FabricView of the normalised fabric and yields (document path, reason) pairs.
+Each rule is a function registered with `@rule(id)`, its docstring the one-line
+summary docs/data-model.md lists; it receives a FabricView of the normalised
+fabric and yields (document path, reason) pairs.
 The path is a tuple inside the fabric document, e.g. ("vlans", 2,
 "svi_addresses", "sw-b"); validate.py turns it into the inventory key path.
+
+Most rules look at one entry at a time (a host, a port, a QoS entry): `each`
+and `within` walk the entries for them, so such a rule states only its logic.
 
 To add a rule: write the function in the module of its section, decorate it,
 and add a negative case under tests/unit/cases/ (a test fails for any rule
@@ -34,12 +38,14 @@ class Rule:
 RULES: list[Rule] = []
 
 
-def rule(rule_id: str, summary: str) -> Callable:
-    """Register a rule; its section is the module it lives in."""
+def rule(rule_id: str) -> Callable:
+    """Register a rule; its summary is its docstring, its section the module it lives in."""
 
     def register(check: Callable[[FabricView], Iterable[Finding]]) -> Callable:
         if any(existing.id == rule_id for existing in RULES):
             raise ValueError(f"rule {rule_id} registered twice")
+        # (No docstring under python -OO: the rule still runs, only its summary is empty.)
+        summary = " ".join((check.__doc__ or "").split())
         section = check.__module__.rsplit(".", 1)[-1]
         RULES.append(Rule(rule_id, summary, section, check))
         return check
@@ -164,6 +170,48 @@ def repeats(
         if key in owner:
             yield path, key, owner[key]
         owner.setdefault(key, label)
+
+
+def each(
+    walk: Callable[..., Iterable[tuple]], *walk_args: Any, at: tuple[Any, ...] = ()
+) -> Callable:
+    """A rule's check of the whole fabric from the check of one entry.
+
+    `walk(view, *walk_args)` yields (document path, entry, context...) of every entry;
+    the decorated function gets (view, entry, context...) and returns why the value at
+    (*path, *at) is wrong, or None when it is right. Findings come in the walk's order.
+    """
+
+    def check_all(check_one: Callable[..., str | None]) -> Callable[[FabricView], Iterator]:
+        @functools.wraps(check_one)
+        def check(view: FabricView) -> Iterator[Finding]:
+            for path, *entry in walk(view, *walk_args):
+                reason = check_one(view, *entry)
+                if reason:
+                    yield (*path, *at), reason
+
+        return check
+
+    return check_all
+
+
+def within(walk: Callable[..., Iterable[tuple]], *walk_args: Any) -> Callable:
+    """Like `each`, for a check with several findings in one entry (or none).
+
+    The decorated function gets (view, entry, context...) and yields (key path inside
+    the entry, reason) pairs; the rule reports each at (*path, *key path).
+    """
+
+    def check_all(check_one: Callable[..., Iterable[Finding]]) -> Callable[[FabricView], Iterator]:
+        @functools.wraps(check_one)
+        def check(view: FabricView) -> Iterator[Finding]:
+            for path, *entry in walk(view, *walk_args):
+                for inside, reason in check_one(view, *entry):
+                    yield (*path, *inside), reason
+
+        return check
+
+    return check_all
 
 
 # ------------------------------------------------------------------ address helpers

@@ -11,12 +11,10 @@ INVENTORY = "inventory"  # path head: ("inventory", host, variable), see validat
 DEFAULT_SSH_PORT = 22
 
 
-@rule(
-    "ansible-host-unique",
-    "No two inventory hosts share an ansible_host (and ansible_port): one would be "
-    "configured twice and the other never.",
-)
+@rule("ansible-host-unique")
 def ansible_host_unique(view: FabricView) -> Iterator[Finding]:
+    """No two inventory hosts share an ansible_host (and ansible_port): one would be configured
+    twice and the other never."""
     owner: dict[tuple[str, int], str] = {}
     for name, settings in view.host_settings.items():
         address = settings.get("ansible_host")

@@ -13,8 +13,8 @@ import ipaddress
 from collections.abc import Iterator
 
 from ..ipoib import CONNECTED_MAX_MTU, max_mtu
-from . import FabricView, Finding, interface, is_host_address, network, rule
-from .hosts import _hosts, _ports, host_addresses, host_ports
+from . import FabricView, Finding, each, interface, is_host_address, network, rule, within
+from .hosts import _ports, host_addresses, host_ports, hosts_at
 
 
 def _ipoib_ports(view: FabricView) -> Iterator[tuple[tuple, dict]]:
@@ -24,69 +24,61 @@ def _ipoib_ports(view: FabricView) -> Iterator[tuple[tuple, dict]]:
             yield path, port
 
 
-@rule("ipoib-needs-ib-port", "An ipoib block sits only on a port with link_type ib.")
-def ipoib_needs_ib_port(view: FabricView) -> Iterator[Finding]:
-    for path, port in _ipoib_ports(view):
+@rule("ipoib-needs-ib-port")
+@each(_ipoib_ports, at=("ipoib",))
+def ipoib_needs_ib_port(view: FabricView, port: dict) -> str | None:
+    """An ipoib block sits only on a port with link_type ib."""
+    if port["link_type"] != "ib":
+        return f"port {port['netdev']} has link_type {port['link_type']}; IPoIB needs link_type ib"
+
+
+@rule("ipoib-mtu-fits-mode")
+@each(_ipoib_ports, at=("ipoib", "mtu"))
+def ipoib_mtu_fits_mode(view: FabricView, port: dict) -> str | None:
+    """An IPoIB MTU fits its mode: at most ib_mtu - 4 in datagram mode (2044 on a 2048-byte IB MTU,
+    4092 on 4096), at most 65520 in connected mode."""
+    ipoib = port["ipoib"]
+    top = max_mtu(ipoib["mode"], ipoib["ib_mtu"])
+    if ipoib["mtu"] <= top:
+        return None
+    if ipoib["mode"] == "datagram":
+        return (
+            f"{ipoib['mtu']} exceeds the {top} bytes datagram mode carries on an "
+            f"IB MTU of {ipoib['ib_mtu']} (minus the 4-byte IPoIB header); "
+            f"mode connected allows up to {CONNECTED_MAX_MTU}"
+        )
+    return f"{ipoib['mtu']} exceeds the {top} bytes of connected mode"
+
+
+@rule("ib-port-not-ethernet")
+@within(hosts_at)
+def ib_port_not_ethernet(view: FabricView, host: dict) -> Iterator[Finding]:
+    """An ib port is not cabled to a fabric (Ethernet) switch and carries no soft-RoCE device."""
+    ib_ports = {}
+    for path, port, _ in _ports(host):
         if port["link_type"] != "ib":
-            reason = f"has link_type {port['link_type']}; IPoIB needs link_type ib"
-            yield (*path, "ipoib"), f"port {port['netdev']} {reason}"
-
-
-@rule(
-    "ipoib-mtu-fits-mode",
-    "An IPoIB MTU fits its mode: at most ib_mtu - 4 in datagram mode (2044 on a 2048-byte "
-    "IB MTU, 4092 on 4096), at most 65520 in connected mode.",
-)
-def ipoib_mtu_fits_mode(view: FabricView) -> Iterator[Finding]:
-    for path, port in _ipoib_ports(view):
-        ipoib = port["ipoib"]
-        top = max_mtu(ipoib["mode"], ipoib["ib_mtu"])
-        if ipoib["mtu"] <= top:
             continue
-        if ipoib["mode"] == "datagram":
-            reason = (
-                f"{ipoib['mtu']} exceeds the {top} bytes datagram mode carries on an "
-                f"IB MTU of {ipoib['ib_mtu']} (minus the 4-byte IPoIB header); "
-                f"mode connected allows up to {CONNECTED_MAX_MTU}"
+        ib_ports[port["netdev"]] = path
+        pair = view.peer_pair.get(port.get("peer", ""))
+        if pair is not None:
+            yield (
+                (*path, "peer"),
+                f"{port['peer']} is an Ethernet switch of pair {pair['name']}; an ib "
+                "port faces an InfiniBand switch (leave peer out)",
             )
-        else:
-            reason = f"{ipoib['mtu']} exceeds the {top} bytes of connected mode"
-        yield (*path, "ipoib", "mtu"), reason
+    devices = (host.get("rdma") or {}).get("devices") or []
+    for d, device in enumerate(devices):
+        if device["type"] == "rxe" and device["netdev"] in ib_ports:
+            yield (
+                ("rdma", "devices", d, "netdev"),
+                f"{device['netdev']} is an ib port; soft-RoCE (rxe) runs over Ethernet",
+            )
 
 
-@rule(
-    "ib-port-not-ethernet",
-    "An ib port is not cabled to a fabric (Ethernet) switch and carries no soft-RoCE device.",
-)
-def ib_port_not_ethernet(view: FabricView) -> Iterator[Finding]:
-    for name, host in _hosts(view):
-        ib_ports = {}
-        for path, port, _ in _ports(host):
-            if port["link_type"] != "ib":
-                continue
-            ib_ports[port["netdev"]] = path
-            pair = view.peer_pair.get(port.get("peer", ""))
-            if pair is not None:
-                yield (
-                    ("hosts", name, *path, "peer"),
-                    f"{port['peer']} is an Ethernet switch of pair {pair['name']}; an ib "
-                    "port faces an InfiniBand switch (leave peer out)",
-                )
-        devices = (host.get("rdma") or {}).get("devices") or []
-        for d, device in enumerate(devices):
-            if device["type"] == "rxe" and device["netdev"] in ib_ports:
-                yield (
-                    ("hosts", name, "rdma", "devices", d, "netdev"),
-                    f"{device['netdev']} is an ib port; soft-RoCE (rxe) runs over Ethernet",
-                )
-
-
-@rule(
-    "ipoib-address",
-    "An IPoIB address is a host address, used by no other host interface, in a subnet "
-    "that overlaps no VLAN subnet of cxfab_vlans.",
-)
+@rule("ipoib-address")
 def ipoib_address(view: FabricView) -> Iterator[Finding]:
+    """An IPoIB address is a host address, used by no other host interface, in a subnet that
+    overlaps no VLAN subnet of cxfab_vlans."""
     owner: dict[ipaddress.IPv4Address, str] = {}
     for (_, name, *path), _, address in host_addresses(view):
         owner.setdefault(interface(address).ip, f"host {name} ({'.'.join(map(str, path))})")

@@ -31,8 +31,9 @@ def _cumulus_pairs(view: FabricView) -> Iterator[tuple[int, dict]]:
             yield p, pair
 
 
-@rule("peers-share-platform", "Both peers of a switch pair run the pair's platform.")
+@rule("peers-share-platform")
 def peers_share_platform(view: FabricView) -> Iterator[Finding]:
+    """Both peers of a switch pair run the pair's platform."""
     for p, pair in enumerate(view.pairs):
         for s, peer in enumerate(pair["peers"]):
             own = peer.get("platform")
@@ -45,11 +46,9 @@ def peers_share_platform(view: FabricView) -> Iterator[Finding]:
                 )
 
 
-@rule(
-    "cumulus-release-supported",
-    "A cumulus pair runs a Cumulus Linux release whose NVUE tree cxfab renders (5.9-5.14).",
-)
+@rule("cumulus-release-supported")
 def cumulus_release_supported(view: FabricView) -> Iterator[Finding]:
+    """A cumulus pair runs a Cumulus Linux release whose NVUE tree cxfab renders (5.9-5.14)."""
     for p, pair in _cumulus_pairs(view):
         release = pair.get("cumulus_release")
         if release not in SUPPORTED_CUMULUS_RELEASES:
@@ -60,8 +59,9 @@ def cumulus_release_supported(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule("cumulus-ipl-vlan", "The IPL VLAN of a cumulus pair is 4094 (NVUE's peerlink.4094).")
+@rule("cumulus-ipl-vlan")
 def cumulus_ipl_vlan(view: FabricView) -> Iterator[Finding]:
+    """The IPL VLAN of a cumulus pair is 4094 (NVUE's peerlink.4094)."""
     for p, pair in _cumulus_pairs(view):
         mlag = pair.get("mlag")
         if mlag and mlag["ipl"]["vlan"] != NVUE_PEERLINK_VLAN:
@@ -72,8 +72,9 @@ def cumulus_ipl_vlan(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule("cumulus-lacp-mode", "A cumulus MPO is LACP active or static (NVUE has no passive LACP).")
+@rule("cumulus-lacp-mode")
 def cumulus_lacp_mode(view: FabricView) -> Iterator[Finding]:
+    """A cumulus MPO is LACP active or static (NVUE has no passive LACP)."""
     for p, pair in _cumulus_pairs(view):
         for m, mpo in view.present_mpos(pair):
             if mpo["lacp_mode"] == "passive":
@@ -84,8 +85,9 @@ def cumulus_lacp_mode(view: FabricView) -> Iterator[Finding]:
                 )
 
 
-@rule("cumulus-ports-unsplit", "Ports of a cumulus pair are whole ports (1/N, NVUE swpN).")
+@rule("cumulus-ports-unsplit")
 def cumulus_ports_unsplit(view: FabricView) -> Iterator[Finding]:
+    """Ports of a cumulus pair are whole ports (1/N, NVUE swpN)."""
     for p, pair in _cumulus_pairs(view):
         maps = [(("switch_pairs", p, "mpos", m), mpo) for m, mpo in view.present_mpos(pair)]
         if pair.get("mlag"):
@@ -101,8 +103,9 @@ def cumulus_ports_unsplit(view: FabricView) -> Iterator[Finding]:
                         )
 
 
-@rule("cumulus-gateway-vrr", "Gateways on a cumulus pair are MAGP (NVUE VRR), not VRRP.")
+@rule("cumulus-gateway-vrr")
 def cumulus_gateway_vrr(view: FabricView) -> Iterator[Finding]:
+    """Gateways on a cumulus pair are MAGP (NVUE VRR), not VRRP."""
     cumulus = {pair["name"] for _, pair in _cumulus_pairs(view)}
     for v, vlan in enumerate(view.vlans):
         if vlan["state"] != "present" or vlan["gateway"]["mode"] != "vrrp":
@@ -116,11 +119,9 @@ def cumulus_gateway_vrr(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule(
-    "cumulus-roce-priority",
-    "Lossless RoCE over a cumulus pair uses priority 3 (NVUE `qos roce` PFC priority).",
-)
+@rule("cumulus-roce-priority")
 def cumulus_roce_priority(view: FabricView) -> Iterator[Finding]:
+    """Lossless RoCE over a cumulus pair uses priority 3 (NVUE `qos roce` PFC priority)."""
     roce = view.fabric.get("roce")
     if not isinstance(roce, dict) or roce.get("lossless") is not True:
         return

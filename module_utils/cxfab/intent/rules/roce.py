@@ -51,9 +51,10 @@ def _roce_vlans(roce: dict) -> set[int]:
     return {vlan for vlan in roce["vlans"] if _is_int(vlan)}
 
 
-@rule("roce-vlans-exist", "With lossless RoCE, the RoCE VLANs are present VLANs of cxfab_vlans.")
+@rule("roce-vlans-exist")
 @_when_lossless
 def roce_vlans_exist(view: FabricView, roce: dict) -> Iterator[Finding]:
+    """With lossless RoCE, the RoCE VLANs are present VLANs of cxfab_vlans."""
     if not roce["vlans"]:
         yield ("roce", "vlans"), "lossless: true needs the VLANs that carry RoCE (none listed)"
     for index, vlan_id in enumerate(roce["vlans"]):
@@ -63,12 +64,10 @@ def roce_vlans_exist(view: FabricView, roce: dict) -> Iterator[Finding]:
             yield ("roce", "vlans", index), f"VLAN {vlan_id} is not a present VLAN of cxfab_vlans"
 
 
-@rule(
-    "roce-dscp-on-priority",
-    "The RoCE DSCP lands on the PFC priority under the default DSCP map (priority = DSCP / 8).",
-)
+@rule("roce-dscp-on-priority")
 @_when_lossless
 def roce_dscp_on_priority(view: FabricView, roce: dict) -> Iterator[Finding]:
+    """The RoCE DSCP lands on the PFC priority under the default DSCP map (priority = DSCP / 8)."""
     landed = roce["dscp"] // DSCP_PER_PRIORITY
     if landed != roce["priority"]:
         low = roce["priority"] * DSCP_PER_PRIORITY
@@ -80,9 +79,10 @@ def roce_dscp_on_priority(view: FabricView, roce: dict) -> Iterator[Finding]:
         )
 
 
-@rule("roce-ecn-thresholds", "The ECN marking starts below the depth where it marks everything.")
+@rule("roce-ecn-thresholds")
 @_when_lossless
 def roce_ecn_thresholds(view: FabricView, roce: dict) -> Iterator[Finding]:
+    """The ECN marking starts below the depth where it marks everything."""
     ecn = roce["ecn"]
     if ecn["min_kb"] >= ecn["max_kb"]:
         yield (
@@ -91,12 +91,10 @@ def roce_ecn_thresholds(view: FabricView, roce: dict) -> Iterator[Finding]:
         )
 
 
-@rule(
-    "roce-egress-on-pfc-priority",
-    "Every host RoCE VLAN's egress map writes the PFC priority, and no other VLAN's does.",
-)
+@rule("roce-egress-on-pfc-priority")
 @_when_lossless
 def roce_egress_on_pfc_priority(view: FabricView, roce: dict) -> Iterator[Finding]:
+    """Every host RoCE VLAN's egress map writes the PFC priority, and no other VLAN's does."""
     priority, roce_vlans = roce["priority"], _roce_vlans(roce)
     for name, host in sorted(view.hosts.items()):
         qos_by_vlan = {
@@ -128,9 +126,10 @@ def roce_egress_on_pfc_priority(view: FabricView, roce: dict) -> Iterator[Findin
                 )
 
 
-@rule("roce-ipl-pfc", "With lossless RoCE, the IPL of a pair that carries RoCE runs PFC.")
+@rule("roce-ipl-pfc")
 @_when_lossless
 def roce_ipl_pfc(view: FabricView, roce: dict) -> Iterator[Finding]:
+    """With lossless RoCE, the IPL of a pair that carries RoCE runs PFC."""
     roce_vlans = _roce_vlans(roce)
     for p, pair in enumerate(view.pairs):
         mlag = pair.get("mlag")

@@ -19,8 +19,9 @@ def _pair_maps(pair: dict, p: int) -> Iterator[tuple[tuple, dict]]:
         yield ("switch_pairs", p, "mpos", m, "members"), mpo["members"]
 
 
-@rule("peer-name-unique", "A switch is a peer of one switch pair only.")
+@rule("peer-name-unique")
 def peer_name_unique(view: FabricView) -> Iterator[Finding]:
+    """A switch is a peer of one switch pair only."""
     seen: dict[str, str] = {}
     for p, pair in enumerate(view.pairs):
         for s, peer in enumerate(pair["peers"]):
@@ -33,11 +34,9 @@ def peer_name_unique(view: FabricView) -> Iterator[Finding]:
             seen.setdefault(peer["name"], pair["name"])
 
 
-@rule(
-    "peers-in-inventory",
-    "Peers are the hosts of inventory group 'switches', and every such host is a peer.",
-)
+@rule("peers-in-inventory")
 def peers_in_inventory(view: FabricView) -> Iterator[Finding]:
+    """Peers are the hosts of inventory group 'switches', and every such host is a peer."""
     if "switches" not in view.groups:
         if view.pairs:
             yield (
@@ -62,8 +61,9 @@ def peers_in_inventory(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule("mgmt-endpoint-unique", "No two switches share a management address and port.")
+@rule("mgmt-endpoint-unique")
 def mgmt_endpoint_unique(view: FabricView) -> Iterator[Finding]:
+    """No two switches share a management address and port."""
     seen: dict[tuple[str, int], str] = {}
     for p, pair in enumerate(view.pairs):
         for s, peer in enumerate(pair["peers"]):
@@ -80,8 +80,9 @@ def mgmt_endpoint_unique(view: FabricView) -> Iterator[Finding]:
                 seen.update(dict.fromkeys(keys, peer["name"]))
 
 
-@rule("peer-map-keys", "Per-peer maps are keyed by the peers of their own switch pair.")
+@rule("peer-map-keys")
 def peer_map_keys(view: FabricView) -> Iterator[Finding]:
+    """Per-peer maps are keyed by the peers of their own switch pair."""
     for p, pair in enumerate(view.pairs):
         names = view.peer_names(pair)
         for path, mapping in _pair_maps(pair, p):
@@ -103,8 +104,9 @@ def peer_map_keys(view: FabricView) -> Iterator[Finding]:
                     yield (*path, key), f"{key} is not a peer of any switch pair"
 
 
-@rule("ipl-both-peers", "IPL members and IPL addresses are given for both peers.")
+@rule("ipl-both-peers")
 def ipl_both_peers(view: FabricView) -> Iterator[Finding]:
+    """IPL members and IPL addresses are given for both peers."""
     for p, pair, mlag in view.mlag_pairs():
         ipl = mlag["ipl"]
         for key in ("members", "addresses"):
@@ -116,11 +118,9 @@ def ipl_both_peers(view: FabricView) -> Iterator[Finding]:
                     )
 
 
-@rule(
-    "ipl-addresses-mirrored",
-    "The two IPL addresses are different host addresses of one subnet.",
-)
+@rule("ipl-addresses-mirrored")
 def ipl_addresses_mirrored(view: FabricView) -> Iterator[Finding]:
+    """The two IPL addresses are different host addresses of one subnet."""
     for p, pair, mlag in view.mlag_pairs():
         addresses = mlag["ipl"]["addresses"]
         names = [name for name in view.peer_names(pair) if name in addresses]
@@ -144,8 +144,9 @@ def ipl_addresses_mirrored(view: FabricView) -> Iterator[Finding]:
             yield (*base, names[1]), f"{second} is also the IPL address of peer {names[0]}"
 
 
-@rule("ipl-vlan-not-data", "The IPL VLAN is not one of cxfab_vlans.")
+@rule("ipl-vlan-not-data")
 def ipl_vlan_not_data(view: FabricView) -> Iterator[Finding]:
+    """The IPL VLAN is not one of cxfab_vlans."""
     for _, pair, mlag in view.mlag_pairs():
         ipl_vlan = mlag["ipl"]["vlan"]
         for v, vlan in enumerate(view.vlans):
@@ -157,8 +158,9 @@ def ipl_vlan_not_data(view: FabricView) -> Iterator[Finding]:
                 )
 
 
-@rule("ipl-vlan-not-on-mpo", "The IPL VLAN is not allowed on any MLAG port-channel.")
+@rule("ipl-vlan-not-on-mpo")
 def ipl_vlan_not_on_mpo(view: FabricView) -> Iterator[Finding]:
+    """The IPL VLAN is not allowed on any MLAG port-channel."""
     for p, pair, mlag in view.mlag_pairs():
         ipl_vlan = mlag["ipl"]["vlan"]
         for m, mpo in view.present_mpos(pair):
@@ -175,11 +177,9 @@ def ipl_vlan_not_on_mpo(view: FabricView) -> Iterator[Finding]:
 VIP_PREFIXES = (16, 30)
 
 
-@rule(
-    "mlag-vip-placement",
-    "The MLAG VIP is a host address outside the IPL subnet and no switch's mgmt address.",
-)
+@rule("mlag-vip-placement")
 def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
+    """The MLAG VIP is a host address outside the IPL subnet and no switch's mgmt address."""
     for p, pair, mlag in view.mlag_pairs():
         vip = interface(mlag["vip"])
         path = ("switch_pairs", p, "mlag", "vip")
@@ -203,12 +203,10 @@ def mlag_vip_placement(view: FabricView) -> Iterator[Finding]:
                 yield path, f"{vip.ip} is the management address of {peer['name']}"
 
 
-@rule(
-    "mlag-vip-in-mgmt-subnet",
-    "The MLAG VIP lies in the peers' management subnet (peers given by IPv4 address; a "
-    "loopback address is an SSH forward and is not checked).",
-)
+@rule("mlag-vip-in-mgmt-subnet")
 def mlag_vip_in_mgmt_subnet(view: FabricView) -> Iterator[Finding]:
+    """The MLAG VIP lies in the peers' management subnet (peers given by IPv4 address; a loopback
+    address is an SSH forward and is not checked)."""
     for p, pair, mlag in view.mlag_pairs():
         vip = interface(mlag["vip"])
         for peer in pair["peers"]:
@@ -224,19 +222,18 @@ def mlag_vip_in_mgmt_subnet(view: FabricView) -> Iterator[Finding]:
                 )
 
 
-@rule("mlag-system-mac-unicast", "The MLAG system MAC is unicast and not all-zero.")
+@rule("mlag-system-mac-unicast")
 def mlag_system_mac_unicast(view: FabricView) -> Iterator[Finding]:
+    """The MLAG system MAC is unicast and not all-zero."""
     for p, _, mlag in view.mlag_pairs():
         yield from unicast_mac_findings(
             ("switch_pairs", p, "mlag", "system_mac"), mlag["system_mac"]
         )
 
 
-@rule(
-    "port-single-use",
-    "A switch port is in one port-channel only (never two MPOs, never an MPO and the IPL).",
-)
+@rule("port-single-use")
 def port_single_use(view: FabricView) -> Iterator[Finding]:
+    """A switch port is in one port-channel only (never two MPOs, never an MPO and the IPL)."""
     for p, pair in enumerate(view.pairs):
         owner: dict[tuple[str, str], str] = {}
         places: list[tuple[tuple, dict, str]] = []
@@ -263,8 +260,9 @@ def port_single_use(view: FabricView) -> Iterator[Finding]:
                         )
 
 
-@rule("mpo-requires-mlag", "MLAG port-channels need the pair's `mlag` section.")
+@rule("mpo-requires-mlag")
 def mpo_requires_mlag(view: FabricView) -> Iterator[Finding]:
+    """MLAG port-channels need the pair's `mlag` section."""
     for p, pair in enumerate(view.pairs):
         if "mlag" not in pair and any(True for _ in view.present_mpos(pair)):
             yield (
@@ -273,8 +271,9 @@ def mpo_requires_mlag(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule("mpo-both-peers", "Every MLAG port-channel has member ports on both peers.")
+@rule("mpo-both-peers")
 def mpo_both_peers(view: FabricView) -> Iterator[Finding]:
+    """Every MLAG port-channel has member ports on both peers."""
     for p, pair in enumerate(view.pairs):
         for m, mpo in view.present_mpos(pair):
             for name in view.peer_names(pair):
@@ -285,8 +284,9 @@ def mpo_both_peers(view: FabricView) -> Iterator[Finding]:
                     )
 
 
-@rule("mpo-vlans-exist", "VLANs of an MLAG port-channel are defined (present) in cxfab_vlans.")
+@rule("mpo-vlans-exist")
 def mpo_vlans_exist(view: FabricView) -> Iterator[Finding]:
+    """VLANs of an MLAG port-channel are defined (present) in cxfab_vlans."""
     for p, pair in enumerate(view.pairs):
         ipl_vlan = pair["mlag"]["ipl"]["vlan"] if "mlag" in pair else None
         for m, mpo in view.present_mpos(pair):
@@ -301,11 +301,9 @@ def mpo_vlans_exist(view: FabricView) -> Iterator[Finding]:
                     yield path, f"VLAN {vlan_id} is not defined in cxfab_vlans"
 
 
-@rule(
-    "mpo-mode-vlans",
-    "access mode has only access_vlan, trunk only allowed_vlans; hybrid may have both.",
-)
+@rule("mpo-mode-vlans")
 def mpo_mode_vlans(view: FabricView) -> Iterator[Finding]:
+    """access mode has only access_vlan, trunk only allowed_vlans; hybrid may have both."""
     for p, pair in enumerate(view.pairs):
         for m, mpo in view.present_mpos(pair):
             base = ("switch_pairs", p, "mpos", m)

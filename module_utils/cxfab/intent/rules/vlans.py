@@ -31,8 +31,9 @@ def _gateways(view: FabricView, *modes: str) -> Iterator[tuple[int, dict]]:
             yield v, vlan
 
 
-@rule("vlan-name-unique", "VLAN names are unique.")
+@rule("vlan-name-unique")
 def vlan_name_unique(view: FabricView) -> Iterator[Finding]:
+    """VLAN names are unique."""
     seen: dict[str, int] = {}
     for v, vlan in enumerate(view.vlans):
         name = vlan.get("name")
@@ -44,19 +45,18 @@ def vlan_name_unique(view: FabricView) -> Iterator[Finding]:
             seen[name] = vlan["id"]
 
 
-@rule("vlan-subnet-required", "A VLAN with SVIs or a gateway has a subnet.")
+@rule("vlan-subnet-required")
 def vlan_subnet_required(view: FabricView) -> Iterator[Finding]:
+    """A VLAN with SVIs or a gateway has a subnet."""
     for v, vlan in _present(view):
         if "subnet" not in vlan and (vlan["svi_addresses"] or vlan["gateway"]["mode"] != "none"):
             yield ("vlans", v, "subnet"), "required when the VLAN has SVI addresses or a gateway"
 
 
-@rule(
-    "gateway-fields",
-    "magp needs instance, virtual_ip, virtual_mac; vrrp needs virtual_ip; "
-    "none has no gateway keys.",
-)
+@rule("gateway-fields")
 def gateway_fields(view: FabricView) -> Iterator[Finding]:
+    """magp needs instance, virtual_ip, virtual_mac; vrrp needs virtual_ip; none has no gateway
+    keys."""
     needed = {
         "magp": ("instance", "virtual_ip", "virtual_mac"),
         "vrrp": ("virtual_ip",),
@@ -80,8 +80,9 @@ def gateway_fields(view: FabricView) -> Iterator[Finding]:
                 yield where, f"not used by gateway mode {mode}; remove it"
 
 
-@rule("gateway-vip-in-subnet", "The gateway virtual IP is a host address inside the VLAN subnet.")
+@rule("gateway-vip-in-subnet")
 def gateway_vip_in_subnet(view: FabricView) -> Iterator[Finding]:
+    """The gateway virtual IP is a host address inside the VLAN subnet."""
     for v, vlan in _present(view):
         gateway = vlan["gateway"]
         if "subnet" not in vlan or "virtual_ip" not in gateway:
@@ -95,11 +96,9 @@ def gateway_vip_in_subnet(view: FabricView) -> Iterator[Finding]:
             yield path, f"{vip.ip} is the network or broadcast address of {subnet}"
 
 
-@rule(
-    "svi-in-subnet",
-    "SVI addresses are host addresses inside the VLAN subnet, with its prefix length.",
-)
+@rule("svi-in-subnet")
 def svi_in_subnet(view: FabricView) -> Iterator[Finding]:
+    """SVI addresses are host addresses inside the VLAN subnet, with its prefix length."""
     for v, vlan in _present(view):
         if "subnet" not in vlan:
             continue
@@ -119,8 +118,9 @@ def svi_in_subnet(view: FabricView) -> Iterator[Finding]:
                 yield path, f"{address} is the network or broadcast address of {subnet}"
 
 
-@rule("svi-distinct", "SVI addresses differ from each other and from the gateway virtual IP.")
+@rule("svi-distinct")
 def svi_distinct(view: FabricView) -> Iterator[Finding]:
+    """SVI addresses differ from each other and from the gateway virtual IP."""
     for v, vlan in _present(view):
         seen: dict[str, str] = {}
         virtual_ip = vlan["gateway"].get("virtual_ip")
@@ -134,18 +134,17 @@ def svi_distinct(view: FabricView) -> Iterator[Finding]:
             seen.setdefault(ip, name)
 
 
-@rule("gateway-virtual-mac-unicast", "The gateway virtual MAC is unicast and not all-zero.")
+@rule("gateway-virtual-mac-unicast")
 def gateway_virtual_mac_unicast(view: FabricView) -> Iterator[Finding]:
+    """The gateway virtual MAC is unicast and not all-zero."""
     for v, vlan in _present(view):
         mac = vlan["gateway"].get("virtual_mac")
         yield from unicast_mac_findings(("vlans", v, "gateway", "virtual_mac"), mac)
 
 
-@rule(
-    "gateway-svi-both-peers",
-    "A MAGP/VRRP gateway has SVI addresses on both peers of exactly one switch pair.",
-)
+@rule("gateway-svi-both-peers")
 def gateway_svi_both_peers(view: FabricView) -> Iterator[Finding]:
+    """A MAGP/VRRP gateway has SVI addresses on both peers of exactly one switch pair."""
     for v, vlan in _gateways(view, "magp", "vrrp"):
         pairs = view.vlan_pairs(vlan)
         path = ("vlans", v, "svi_addresses")
@@ -165,8 +164,9 @@ def gateway_svi_both_peers(view: FabricView) -> Iterator[Finding]:
                     yield path, f"no SVI address for peer {name}; the gateway needs both peers"
 
 
-@rule("magp-requires-mlag", "Gateway mode magp is only used on a switch pair with MLAG.")
+@rule("magp-requires-mlag")
 def magp_requires_mlag(view: FabricView) -> Iterator[Finding]:
+    """Gateway mode magp is only used on a switch pair with MLAG."""
     for v, vlan in _gateways(view, "magp"):
         for pair in (pair for pair in view.vlan_pairs(vlan) if "mlag" not in pair):
             reason = f"switch pair {pair['name']} has no mlag section; MAGP needs MLAG (use vrrp)"
@@ -199,8 +199,9 @@ def _gateway_id_repeats(
             yield path, ident, first_vlan, pair_name
 
 
-@rule("magp-instance-unique", "MAGP instance ids are unique within a switch pair.")
+@rule("magp-instance-unique")
 def magp_instance_unique(view: FabricView) -> Iterator[Finding]:
+    """MAGP instance ids are unique within a switch pair."""
     for path, instance, vlan_id, pair_name in _gateway_id_repeats(
         view, "magp", ("gateway", "instance")
     ):
@@ -210,23 +211,26 @@ def magp_instance_unique(view: FabricView) -> Iterator[Finding]:
         )
 
 
-@rule("vrrp-vrid-required", "VRRP VLANs above 255 set vrrp.vrid (the default is the VLAN id).")
+@rule("vrrp-vrid-required")
 def vrrp_vrid_required(view: FabricView) -> Iterator[Finding]:
+    """VRRP VLANs above 255 set vrrp.vrid (the default is the VLAN id)."""
     for v, vlan in _gateways(view, "vrrp"):
         if "vrid" not in vlan["gateway"]["vrrp"]:
             reason = f"required: VLAN id {vlan['id']} is above 255 and cannot be the default vrid"
             yield ("vlans", v, "gateway", "vrrp", "vrid"), reason
 
 
-@rule("vrrp-vrid-unique", "VRRP vrids are unique within a switch pair.")
+@rule("vrrp-vrid-unique")
 def vrrp_vrid_unique(view: FabricView) -> Iterator[Finding]:
+    """VRRP vrids are unique within a switch pair."""
     vrid_path = ("gateway", "vrrp", "vrid")
     for path, vrid, vlan_id, pair_name in _gateway_id_repeats(view, "vrrp", vrid_path):
         yield path, f"vrid {vrid} is also used by VLAN {vlan_id} on switch pair {pair_name}"
 
 
-@rule("vrrp-priorities", "VRRP priorities are given for both peers and differ.")
+@rule("vrrp-priorities")
 def vrrp_priorities(view: FabricView) -> Iterator[Finding]:
+    """VRRP priorities are given for both peers and differ."""
     for v, vlan in _gateways(view, "vrrp"):
         priorities = vlan["gateway"]["vrrp"].get("priorities") or {}
         path = ("vlans", v, "gateway", "vrrp", "priorities")
@@ -240,10 +244,11 @@ def vrrp_priorities(view: FabricView) -> Iterator[Finding]:
             yield path, f"both peers have priority {values[0]}; the master must be unambiguous"
 
 
-@rule("vlan-subnets-disjoint", "VLAN subnets do not overlap each other or an IPL subnet.")
+@rule("vlan-subnets-disjoint")
 def vlan_subnets_disjoint(view: FabricView) -> Iterator[Finding]:
     # (subnet, order, label, path): IPL subnets first, then VLANs in list order; a
     # VLAN is reported against the first earlier subnet it overlaps.
+    """VLAN subnets do not overlap each other or an IPL subnet."""
     subnets: list[tuple[ipaddress.IPv4Network, int, str, tuple | None]] = []
     for pair in view.pairs:
         if "mlag" in pair:
@@ -274,9 +279,10 @@ def vlan_subnets_disjoint(view: FabricView) -> Iterator[Finding]:
             yield path, f"{subnet} overlaps {other} of {label}"
 
 
-@rule("vlan-mtu-fits-mpo", "A VLAN's MTU does not exceed the MTU of an MPO that carries it.")
+@rule("vlan-mtu-fits-mpo")
 def vlan_mtu_fits_mpo(view: FabricView) -> Iterator[Finding]:
     # VLAN id -> the MPOs carrying it, built once (not a scan of every MPO per VLAN).
+    """A VLAN's MTU does not exceed the MTU of an MPO that carries it."""
     carriers: dict[int, list[tuple[dict, dict]]] = {}
     for pair in view.pairs:
         for _, mpo in view.present_mpos(pair):

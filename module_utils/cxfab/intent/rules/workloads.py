@@ -8,8 +8,9 @@ from . import FabricView, Finding, rule
 from .hosts import host_vlan_ids
 
 
-@rule("workload-hosts-exist", "Workload client and server are hosts of the fabric.")
+@rule("workload-hosts-exist")
 def workload_hosts_exist(view: FabricView) -> Iterator[Finding]:
+    """Workload client and server are hosts of the fabric."""
     for w, pair in enumerate(view.workloads["pairs"]):
         for role in ("client", "server"):
             if pair[role] not in view.hosts and not view.was_dropped("host", pair[role]):
@@ -19,8 +20,9 @@ def workload_hosts_exist(view: FabricView) -> Iterator[Finding]:
                 )
 
 
-@rule("workload-client-not-server", "A workload's client and server are different hosts.")
+@rule("workload-client-not-server")
 def workload_client_not_server(view: FabricView) -> Iterator[Finding]:
+    """A workload's client and server are different hosts."""
     for w, pair in enumerate(view.workloads["pairs"]):
         if pair["client"] == pair["server"]:
             yield (
@@ -29,8 +31,9 @@ def workload_client_not_server(view: FabricView) -> Iterator[Finding]:
             )
 
 
-@rule("workload-vlan-on-both", "A workload's VLAN is configured, with an address, on both hosts.")
+@rule("workload-vlan-on-both")
 def workload_vlan_on_both(view: FabricView) -> Iterator[Finding]:
+    """A workload's VLAN is configured, with an address, on both hosts."""
     for w, pair in enumerate(view.workloads["pairs"]):
         for role in ("client", "server"):
             host = view.hosts.get(pair[role])
@@ -46,12 +49,10 @@ def workload_vlan_on_both(view: FabricView) -> Iterator[Finding]:
                 )
 
 
-@rule(
-    "workload-rdma-device",
-    "With transport rdma, both hosts of every pair (every host with plan generated) have a"
-    " ConnectX adapter or an RDMA device.",
-)
+@rule("workload-rdma-device")
 def workload_rdma_device(view: FabricView) -> Iterator[Finding]:
+    """With transport rdma, both hosts of every pair (every host with plan generated) have a
+    ConnectX adapter or an RDMA device."""
     if "rdma" not in view.workloads["transports"]:
         return
     if view.workloads.get("plan") == "generated":
@@ -85,11 +86,9 @@ def ring_round_count(hosts: int) -> int:
     return 1 if hosts == 2 else 2 if hosts % 2 == 0 else 3
 
 
-@rule(
-    "workload-fleet-budget",
-    "A generated plan has two hosts at least and a budget that holds the ring's rounds.",
-)
+@rule("workload-fleet-budget")
 def workload_fleet_budget(view: FabricView) -> Iterator[Finding]:
+    """A generated plan has two hosts at least and a budget that holds the ring's rounds."""
     if view.workloads.get("plan") != "generated":
         return
     fleet = view.workloads["fleet"]

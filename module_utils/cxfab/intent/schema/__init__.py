@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from ...common.mlxconfig import PARAM_NAME_RE, PARAM_VALUE_RE
 from ...common.parsing import reads_as
 from .addresses import numeric_reading, reading_hint
 
@@ -120,11 +121,6 @@ _INVENTORY_HOSTNAME_RE = re.compile(
 )
 _HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*$")
 _CPU_RANGE_RE = re.compile(r"^([0-9]{1,4})(?:-([0-9]{1,4}))?$")
-# mlxconfig parameter names (`LINK_TYPE_P1`, `NUM_OF_VFS`) and the values `set` takes:
-# a decimal or 0x number, or an enumeration label (`True`, `ETH`). Both reach the
-# tool's argv as `PARAM=VALUE`, never a shell.
-_NV_PARAM_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
-_NV_VALUE_RE = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 
 
 def parse_cpulist(text: str) -> list[int]:
@@ -244,11 +240,11 @@ FORMATS: dict[str, tuple[Any, str]] = {
         "a CPU list such as 0-3,8 (ascending ranges, no overlap)",
     ),
     "nv_param": (
-        _matches(_NV_PARAM_RE),
+        _matches(PARAM_NAME_RE),
         "an mlxconfig parameter name (A-Z, 0-9, '_', starting with a letter; at most 64)",
     ),
     "nv_value": (
-        _matches(_NV_VALUE_RE),
+        _matches(PARAM_VALUE_RE),
         "an mlxconfig value: a number or a label of letters, digits, '_' (at most 32)",
     ),
 }

@@ -8,8 +8,8 @@ mlxconfig: 0 ok, 2 aborted, 3 error.
 """
 
 from .. import render
-from ..state import DeviceNotFound, Store, Target, device_type, mst_name
-from .common import MSTFLINT_VERSION, banner, out, read_answer
+from ..state import Store, Target, device_type, mst_name
+from .common import MSTFLINT_VERSION, banner, confirmed, out, resolve_or_say
 
 EXIT_ABORTED = 2
 EXIT_ERROR = 3
@@ -84,6 +84,23 @@ def _check_supported(target: Target) -> bool:
     return True
 
 
+def _open_supported(store: Store, device: str) -> Target | None:
+    """The named device when mlxconfig can configure it; None after saying why not."""
+    target = resolve_or_say(store, device, "-E- Failed to open the device\n")
+    return target if target is not None and _check_supported(target) else None
+
+
+def _apply(store: Store, card: dict, next_values: dict[str, int]) -> int:
+    """Stage the next values (they take effect at the next reboot), as mstconfig reports it."""
+    out("Applying... ")
+    for name, value in next_values.items():
+        card["config"][name]["next"] = value
+    store.mark(card)
+    out("Done!\n")
+    out("-I- Please reboot machine to load new configurations.\n")
+    return 0
+
+
 def _query_one(target: Target, device_name: str, index: int, args: Args) -> int:
     card = target.card
     kind = device_type(card)
@@ -109,12 +126,8 @@ def _query_one(target: Target, device_name: str, index: int, args: Args) -> int:
 def _query(args: Args) -> int:
     with Store() as store:
         if args.device:
-            try:
-                target = store.resolve(args.device)
-            except DeviceNotFound:
-                out("-E- Failed to open the device\n")
-                return EXIT_ERROR
-            if not _check_supported(target):
+            target = _open_supported(store, args.device)
+            if target is None:
                 return EXIT_ERROR
             return _query_one(target, args.device, 1, args)
         cards = store.ordered_cards()
@@ -132,11 +145,7 @@ def _query(args: Args) -> int:
 
 
 def _ask(question: str, args: Args) -> bool:
-    out(f"\n {question} (y/n) [n] : ")
-    if args.yes:
-        out("y\n")
-        return True
-    if read_answer() in ("y", "yes"):
+    if confirmed(f"\n {question} (y/n) [n] : ", args.yes):
         return True
     out("-E- Aborted by user.\n")
     return False
@@ -157,12 +166,8 @@ def _set(args: Args) -> int:
         out("-E- No parameters to set\n")
         return EXIT_ERROR
     with Store(write=True) as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out("-E- Failed to open the device\n")
-            return EXIT_ERROR
-        if not _check_supported(target):
+        target = _open_supported(store, args.device)
+        if target is None:
             return EXIT_ERROR
         card = target.card
         kind = device_type(card)
@@ -190,33 +195,18 @@ def _set(args: Args) -> int:
             out("The '*' shows parameters with next value different from default/current value.\n")
         if not _ask("Apply new Configuration?", args):
             return EXIT_ABORTED
-        out("Applying... ")
-        for name, value in new_values.items():
-            card["config"][name]["next"] = value
-        store.mark(card)
-        out("Done!\n")
-        out("-I- Please reboot machine to load new configurations.\n")
-        return 0
+        return _apply(store, card, new_values)
 
 
 def _reset(args: Args) -> int:
     with Store(write=True) as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out("-E- Failed to open the device\n")
-            return EXIT_ERROR
-        if not _check_supported(target):
+        target = _open_supported(store, args.device)
+        if target is None:
             return EXIT_ERROR
         if not _ask(f"Reset configuration for device {args.device}?", args):
             return EXIT_ABORTED
-        out("Applying... ")
-        for entry in target.card["config"].values():
-            entry["next"] = entry["default"]
-        store.mark(target.card)
-        out("Done!\n")
-        out("-I- Please reboot machine to load new configurations.\n")
-        return 0
+        defaults = {name: entry["default"] for name, entry in target.card["config"].items()}
+        return _apply(store, target.card, defaults)
 
 
 def main(argv: list[str], tool: str = "mstconfig") -> int:

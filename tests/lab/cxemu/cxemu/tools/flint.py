@@ -6,8 +6,8 @@ Supported: ``mstflint -d <dev> q``, ``mstflint -i <img> q``,
 """
 
 from .. import catalog, image, render
-from ..state import DeviceNotFound, Store, device_type
-from .common import MSTFLINT_VERSION, banner, out, read_answer
+from ..state import Store, device_type
+from .common import MSTFLINT_VERSION, banner, confirmed, out, resolve_or_say
 
 USAGE = """\
     NAME:
@@ -100,12 +100,12 @@ def _query_image(path: str) -> int:
     return 0
 
 
+def _no_device(device: str) -> str:
+    return f"-E- Cannot open Device: {device}. No such file or directory\n"
+
+
 def _ask(args: Args) -> bool:
-    out("\n Do you want to continue ? (y/n) [n] : ")
-    if args.yes:
-        out("y\n")
-        return True
-    return read_answer() in ("y", "yes")
+    return confirmed("\n Do you want to continue ? (y/n) [n] : ", args.yes)
 
 
 def _burn(args: Args) -> int:
@@ -113,10 +113,8 @@ def _burn(args: Args) -> int:
         out('-E- Command "burn" requires both image and device to be specified.\n')
         return 1
     with Store(write=True) as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out(f"-E- Cannot open Device: {args.device}. No such file or directory\n")
+        target = resolve_or_say(store, args.device, _no_device(args.device))
+        if target is None:
             return 1
         try:
             img = image.load(args.image)
@@ -176,10 +174,8 @@ def main(argv: list[str]) -> int:
     if command in ("q", "query"):
         if args.device:
             with Store() as store:
-                try:
-                    target = store.resolve(args.device)
-                except DeviceNotFound:
-                    out(f"-E- Cannot open Device: {args.device}. No such file or directory\n")
+                target = resolve_or_say(store, args.device, _no_device(args.device))
+                if target is None:
                     return 1
                 out(render.flint_query(target.card))
                 return 0

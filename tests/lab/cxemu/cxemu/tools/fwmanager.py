@@ -13,8 +13,8 @@ equal one is ``Up to date``, left alone with exit status 0. ``-f`` (``--force``)
 import argparse
 
 from .. import image, render
-from ..state import DeviceNotFound, Store, device_type, mst_name
-from .common import MFT_VERSION, banner, out, read_answer
+from ..state import Store, device_type, mst_name
+from .common import MFT_VERSION, banner, confirmed, out, resolve_or_say
 
 ERR_CODE_IMG_NOT_FOUND = 9
 
@@ -64,10 +64,10 @@ def main(argv: list[str]) -> int:
     query_only = args.query or bool(args.query_format)
     with Store(write=args.update and not query_only) as store:
         if args.device:
-            try:
-                target = store.resolve(args.device)
-            except DeviceNotFound:
-                out(f"-E- Failed to open device: {args.device}\n")
+            target = resolve_or_say(
+                store, args.device, f"-E- Failed to open device: {args.device}\n"
+            )
+            if target is None:
                 return 1
             devices = [(target.card, args.device)]
         else:
@@ -110,13 +110,10 @@ def main(argv: list[str]) -> int:
                 out("---------\nAll listed device(s) firmware images are up to date.\n")
             return 0
         out(f"---------\nFound {len(need)} device(s) requiring firmware update...\n\n")
-        if not args.force:  # the real tool asks only for updates it chose itself
-            out("Perform FW update? [y/N]: ")
-            if args.yes:
-                out("y\n")
-            elif read_answer() not in ("y", "yes"):
-                out("No updates performed\n")
-                return 0
+        # The real tool asks only for updates it chose itself.
+        if not args.force and not confirmed("Perform FW update? [y/N]: ", args.yes):
+            out("No updates performed\n")
+            return 0
         for index, (card, _devname, offer, status) in enumerate(rows, start=1):
             if status not in ("Update required", "Forced update required"):
                 continue

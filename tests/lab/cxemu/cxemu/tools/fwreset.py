@@ -8,8 +8,8 @@ reboots a guest behind the caller's back.
 
 import argparse
 
-from ..state import DeviceNotFound, Store, device_type
-from .common import MSTFLINT_VERSION, banner, out, read_answer
+from ..state import Store, device_type
+from .common import MSTFLINT_VERSION, banner, confirmed, out, resolve_or_say
 
 LEVELS = (
     (0, 'Driver, PCI link, network link will remain up ("live-Patch")', False),
@@ -64,10 +64,10 @@ def _step(label: str) -> None:
 def main(argv: list[str], tool: str = "mstfwreset") -> int:
     args = _parser(tool).parse_args(argv)
     with Store(write=True) as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out(f"-E- Failed to Identify Device: {args.device}.\n")
+        target = resolve_or_say(
+            store, args.device, f"-E- Failed to Identify Device: {args.device}.\n"
+        )
+        if target is None:
             return 1
         card = target.card
         kind = device_type(card)
@@ -102,10 +102,7 @@ def main(argv: list[str], tool: str = "mstfwreset") -> int:
         minimal = "Minimal" if args.level is None else "Requested"
         out(f"{minimal} reset level for device, {args.device}:\n\n")
         out(f"{level}: Driver restart and PCI reset\n")
-        out("Continue with reset?[y/N] ")
-        if args.yes:
-            out("y\n")
-        elif read_answer() not in ("y", "yes"):
+        if not confirmed("Continue with reset?[y/N] ", args.yes):
             out("-E- Aborted by user.\n")
             return 1
         if not args.skip_driver:

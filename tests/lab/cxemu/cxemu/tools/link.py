@@ -12,8 +12,8 @@ mapped lab netdev has no carrier (a cut switch side) shows Polling.
 import argparse
 
 from .. import render, sysfs
-from ..state import DeviceNotFound, Store
-from .common import MFT_VERSION, MSTFLINT_VERSION, banner, out
+from ..state import Store
+from .common import MFT_VERSION, MSTFLINT_VERSION, banner, out, resolve_or_say
 
 
 def main(argv: list[str], flavour: str = "mft") -> int:
@@ -31,10 +31,9 @@ def main(argv: list[str], flavour: str = "mft") -> int:
     parser.add_argument("-v", "--version", action="version", version=banner(prog, version))
     args = parser.parse_args(argv)
     with Store() as store:
-        try:
-            target = store.resolve(args.device)
-        except DeviceNotFound:
-            out(f"-E- Failed to open device: {args.device}, No such file or directory\n")
+        not_found = f"-E- Failed to open device: {args.device}, No such file or directory\n"
+        target = resolve_or_say(store, args.device, not_found)
+        if target is None:
             return 1
         netdev = (target.card.get("netdevs") or [""] * 8)[target.port]
         carrier = sysfs.carrier(netdev) if netdev else None
