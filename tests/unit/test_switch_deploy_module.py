@@ -11,6 +11,7 @@ from ansible.module_utils import basic
 from plugin_loading import load_plugin
 
 deploy_module = load_plugin("library", "cxfab_onyx_deploy")
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run(monkeypatch, capsys, tmp_path: Path, **extra) -> dict:
