@@ -115,30 +115,29 @@ from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible.module_utils.cxfab.host.net import IntentError  # noqa: E402
 from ansible.module_utils.cxfab.verify.checks import WaiverError, all_checks  # noqa: E402
 
+ARGUMENT_SPEC = {
+    "fabric": {"type": "dict", "required": True},
+    "sections": {
+        "type": "list",
+        "elements": "str",
+        "default": ["switches", "hosts", "health", "dataplane", "qos", "perf"],
+    },
+    "host_data": {"type": "dict", "default": {}},
+    "switch_results": {"type": "dict", "default": {}},
+    "qos_measurements": {"type": "dict", "default": {}},
+    "workload_results": {"type": "list", "elements": "dict", "default": []},
+    "workload_error": {"type": "str", "default": ""},
+    "health": {"type": "dict"},
+    "supported_cables": {"type": "list", "elements": "dict", "default": []},
+    "max_temp_c": {"type": "float", "default": 95.0},
+    "switches": {"type": "list", "elements": "str", "default": []},
+    "waive": {"type": "list", "elements": "raw", "default": []},
+    "fleet": {"type": "dict", "default": {}},
+}
+
 
 def main():
-    module = AnsibleModule(
-        argument_spec={
-            "fabric": {"type": "dict", "required": True},
-            "sections": {
-                "type": "list",
-                "elements": "str",
-                "default": ["switches", "hosts", "health", "dataplane", "qos", "perf"],
-            },
-            "host_data": {"type": "dict", "default": {}},
-            "switch_results": {"type": "dict", "default": {}},
-            "qos_measurements": {"type": "dict", "default": {}},
-            "workload_results": {"type": "list", "elements": "dict", "default": []},
-            "workload_error": {"type": "str", "default": ""},
-            "health": {"type": "dict"},
-            "supported_cables": {"type": "list", "elements": "dict", "default": []},
-            "max_temp_c": {"type": "float", "default": 95.0},
-            "switches": {"type": "list", "elements": "str", "default": []},
-            "waive": {"type": "list", "elements": "raw", "default": []},
-            "fleet": {"type": "dict", "default": {}},
-        },
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     if not 0 < p["max_temp_c"] <= 150:
         module.fail_json(msg=f"max_temp_c: {p['max_temp_c']:g} C is not a limit in (0, 150] C")

@@ -68,18 +68,11 @@ def transport_of(workloads: dict) -> str:
     return "rdma" if "rdma" in workloads["transports"] else "tcp"
 
 
-def test_runs(
-    published: dict,
-    test: dict,
-    bin_dir: str,
-    port_base: int,
-    duration: int,
-    cpus: dict | None = None,
-    marking: dict | None = None,
-) -> list[dict]:
+def test_runs(published, test, bin_dir, port_base, duration, cpus=None, marking=None) -> list:
     """The runs of one test (none when its server has no address): the reference tool
     and pingpong at the largest size, as the pairs' runs plan them (same argv, pinning
-    and RoCE marking), on the test's ports."""
+    and RoCE marking), on the test's ports. The arguments after `test` are plan_pair's
+    (bin_dir, port_base, duration, cpus, marking); the test's slot moves the port base."""
     if test.get("error"):
         return []
     workloads = published["workloads"]

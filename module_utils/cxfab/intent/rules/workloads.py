@@ -43,10 +43,8 @@ def workload_vlan_on_both(view: FabricView) -> Iterator[Finding]:
             untagged = host_vlan_ids(view, host)
             addressed |= {vid for vid, path in untagged.items() if path == ("bond", "address")}
             if pair["vlan"] not in addressed:
-                yield (
-                    ("workloads", "pairs", w, "vlan"),
-                    f"VLAN {pair['vlan']} has no address on {role} {pair[role]}",
-                )
+                reason = f"VLAN {pair['vlan']} has no address on {role} {pair[role]}"
+                yield ("workloads", "pairs", w, "vlan"), reason
 
 
 @rule("workload-rdma-device")
