@@ -2,10 +2,11 @@
 
 The pair is built by switches.yml (lossless RoCE on VLAN 10), then `verify.yml --tags
 verify_switches` reads it through cxfab_onyx_health over the NVUE REST API, the
-certificates checked against a CA bundle: every MLAG, bond, VRR (the `magp.N` checks)
-and RoCE check passes. A dead peer fails the MLAG checks it decides, a cut JSON
-answer fails the checks built on it (naming why) and leaves the others passing, and a
-switch whose API does not answer fails every one of its checks: none is dropped.
+certificates checked against a CA bundle: the saved state, every MLAG, backup, bond,
+VRR (the `magp.N` checks) and RoCE check passes. A dead peer fails the MLAG checks it
+decides, a cut JSON answer fails the checks built on it (naming why) and leaves the
+others passing, and a switch whose API does not answer fails every one of its checks:
+none is dropped.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 A, B = "lab-sw-a", "lab-sw-b"
 # The ids each switch must report (lossless RoCE on VLAN 10's bonds, VRR on VLANs 10, 20).
-MLAG = {"mlag.enabled", "mlag.system_mac", "mlag.ipl_config", "mlag.oper", "mlag.ipl_state",
-        "mlag.mpo_status", "mpo.1", "mpo.2"}  # fmt: skip
+MLAG = {"config.saved", "mlag.enabled", "mlag.system_mac", "mlag.ipl_config", "mlag.oper",
+        "mlag.backup", "mlag.ipl_state", "mlag.mpo_status", "mpo.1", "mpo.2"}  # fmt: skip
 VRR = {"magp.10.config", "magp.10.state", "magp.20.config", "magp.20.state"}
 
 
@@ -90,8 +91,8 @@ def test_a_dead_peer_and_a_cut_answer_fail_the_checks_built_on_them(lab):
         pair[B].fault(peer_down=False)
         pair[A].fault(garble_paths=[])
     bad = failed(checks)
-    # lab-sw-b's peer reads dead: MLAG down, peerlink down, its bonds single.
-    for check_id in ("mlag.oper", "mlag.ipl_state", "mpo.1", "mlag.mpo_status"):
+    # lab-sw-b's peer reads dead: MLAG down, backup inactive, peerlink down, bonds single.
+    for check_id in ("mlag.oper", "mlag.backup", "mlag.ipl_state", "mpo.1", "mlag.mpo_status"):
         assert (B, check_id) in bad, sorted(bad)
     assert "peer-alive False" in bad[(B, "mlag.oper")]
     # lab-sw-a's `nv show qos roce` came back cut: its RoCE checks fail and say why.
@@ -101,6 +102,7 @@ def test_a_dead_peer_and_a_cut_answer_fail_the_checks_built_on_them(lab):
     # Nothing else failed: the faults name their checks only.
     assert set(bad) == {key for key in bad if key[0] == B or key in roce}
     assert (A, "mlag.oper") not in bad and (B, "magp.10.config") not in bad
+    assert (B, "config.saved") not in bad and (B, "mlag.enabled") not in bad
     assert run["rc"] != 0
 
 

@@ -281,7 +281,9 @@ class Switch:
                 "peer-priority": 32768 if alive else "",
                 "local-id": _lab_id(self.name),
                 "peer-id": _lab_id(self.name + "-peer") if alive else "",
-                "backup-active": False,
+                # UNCONFIRMED meaning: True while the backup (management) link reaches
+                # the peer; the lab's switches do not talk, so: peer alive and a backup set.
+                "backup-active": alive and bool(mlag.get("backup")),
                 "backup-reason": "",
             })  # fmt: skip
             if "peerlink.4094" in interfaces:
