@@ -12,15 +12,13 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.cxfab.switch import drivers as switch_drivers
 from ansible.module_utils.cxfab.switch import transaction
-from ansible.module_utils.cxfab.switch.nvue.driver import NvueDriver
-from ansible.module_utils.cxfab.switch.nvue.transport import Trust
-from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
+from ansible.module_utils.cxfab.switch.drivers import TLS_OPTIONS, NvueDriver, OnyxDriver
 from ansible.module_utils.cxfab.switch.onyx.session import LOGIN_OPTIONS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
-# The driver of each switch platform (the fabric's `switch_pairs[].platform`).
-DRIVERS = {"onyx": OnyxDriver, "cumulus": NvueDriver}
+DRIVERS = switch_drivers.DRIVERS  # by the pair's platform
 # The first peer waits unconfirmed through its partner's turn (change + health wait):
 # its confirm timer must outlast both health waits and the partner's apply.
 CONFIRM_MARGIN = 60
@@ -84,25 +82,13 @@ options:
     description: The pair's switch OS (C(switch_pairs[].platform)); it picks the driver.
     type: str
     default: onyx
-  tls_ca:
-    description:
-      - Cumulus only. PEM file of the CA that signed the switches' NVUE API certificates,
-        or of a switch's own self-signed certificate (C(/etc/ssl/certs/cumulus.pem)).
-      - Without it and without C(tls_fingerprints) the system CAs are used.
-    type: path
-  tls_fingerprints:
-    description:
-      - Cumulus only. Switch name -> SHA-256 of its API certificate (hex, colons allowed);
-        a different certificate stops the module before the password is sent.
-    type: dict
-    default: {}
   confirm_timeout:
     description:
       - Cumulus only. Seconds of the confirm timer of each apply; an unconfirmed switch
         rolls back by itself when it runs out. At least twice C(wait) plus 60.
     type: int
     default: 600
-extends_documentation_fragment: [cxfab_switch_login]
+extends_documentation_fragment: [cxfab_switch_login, cxfab_switch_tls]
 """
 
 RETURN = r"""
@@ -136,10 +122,8 @@ def _write_records(directory: str, records: dict) -> None:
 
 
 def _driver(driver_class, name: str, structured: dict, p: dict):
-    if driver_class is not NvueDriver:
-        return driver_class(name, structured)
-    trust = Trust(ca_file=p["tls_ca"], fingerprint=(p["tls_fingerprints"] or {}).get(name))
-    return NvueDriver(name, structured, trust, confirm_seconds=p["confirm_timeout"])
+    nvue = {"confirm_seconds": p["confirm_timeout"]} if driver_class is NvueDriver else {}
+    return switch_drivers.make(driver_class, name, structured, p, **nvue)
 
 
 ARGUMENT_SPEC = {
@@ -153,8 +137,7 @@ ARGUMENT_SPEC = {
     "repair": {"type": "bool", "default": False},
     "wait": {"type": "int", "default": 90},
     "platform": {"type": "str", "default": "onyx"},
-    "tls_ca": {"type": "path"},
-    "tls_fingerprints": {"type": "dict", "default": {}},
+    **TLS_OPTIONS,
     "confirm_timeout": {"type": "int", "default": 600},
 }
 
@@ -162,11 +145,10 @@ ARGUMENT_SPEC = {
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
-    driver_class = DRIVERS.get(p["platform"])
-    if driver_class is None:
-        module.fail_json(
-            msg=f"platform {p['platform']!r}: no switch driver for it (known: {sorted(DRIVERS)})"
-        )
+    try:
+        driver_class = switch_drivers.driver_class(p["platform"])
+    except switch_drivers.UnknownPlatform as exc:
+        module.fail_json(msg=str(exc))
     unknown = sorted(set(p["sections"]) - set(driver_class.SECTIONS))
     if unknown:
         module.fail_json(msg=f"sections: {unknown} are not among {list(driver_class.SECTIONS)}")

@@ -1,5 +1,10 @@
 #!/usr/bin/python
-"""Health checks of an Onyx switch pair (read-only, one SSH session per switch)."""
+"""Health checks of a switch pair, Onyx or Cumulus Linux (read-only, one session per switch).
+
+The driver is the pair's platform (its structured config's `platform`), built as the
+deploy module builds it (module_utils/cxfab/switch/drivers.py), so verify reads a
+pair with the checks the deploy's health gate judged.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,27 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.cxfab.switch import drivers as switch_drivers
 from ansible.module_utils.cxfab.switch.driver import UntrustedSwitch
-from ansible.module_utils.cxfab.switch.onyx.driver import OnyxDriver
 from ansible.module_utils.cxfab.switch.onyx.session import LOGIN_OPTIONS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 DOCUMENTATION = r"""
 module: cxfab_onyx_health
-short_description: Check an Onyx MLAG pair (MLAG, VIP, MPOs, MAGP, VRRP, saved config)
+short_description: Check an Onyx or Cumulus Linux MLAG pair (MLAG, bonds, gateways, RoCE)
 description:
-  - Opens one session to each peer, reads C(show mlag), C(show mlag-vip),
+  - The pair's C(platform) (its structured config) picks the driver.
+  - Onyx - opens one SSH session to each peer, reads C(show mlag), C(show mlag-vip),
     C(show interfaces mlag-port-channel summary), C(show magp), C(show vrrp)
     and C(show configuration files), and compares them with the structured
     configs in C(structured_dir) (written by role switch_fabric).
-  - Every parser fails closed - an output it cannot read fails the check with
-    the command, the release and the first lines; no check passes on a value
-    it did not read.
+  - Cumulus Linux - reads the same over the NVUE REST API (HTTPS, the certificate
+    checked with C(tls_ca) / C(tls_fingerprints)) - C(nv show mlag), C(nv show interface
+    peerlink), each MLAG bond, C(nv show interface vlanN ip vrr) and C(nv show qos roce),
+    as JSON - into the same check ids (VRR gateways are the C(magp.N) checks).
+  - Every parser fails closed - an output it cannot read, or a switch that does not
+    answer, fails the check with the command and the reason; no check passes on a
+    value it did not read.
   - Each check returns C(id), C(target), C(category), C(status) (pass/fail),
     C(expected), C(observed), C(message) and C(scope) (local/pair).
   - Read-only; never reports a change.
@@ -50,7 +60,7 @@ options:
     description: Fail when a check still fails after C(wait).
     type: bool
     default: true
-extends_documentation_fragment: [cxfab_switch_login]
+extends_documentation_fragment: [cxfab_switch_login, cxfab_switch_tls]
 """
 
 RETURN = r"""
@@ -67,7 +77,7 @@ healthy:
   returned: always
   type: bool
 releases:
-  description: Onyx release per switch (numeric comparison is done by cxfab).
+  description: OS release per switch (Onyx, or Cumulus Linux N.M).
   returned: always
   type: dict
 """
@@ -94,6 +104,7 @@ def main():
             "switch": {"type": "str", "required": True},
             "scope": {"type": "str", "choices": ["local", "pair", "all"], "default": "all"},
             **LOGIN_OPTIONS,
+            **switch_drivers.TLS_OPTIONS,
             "wait": {"type": "int", "default": 0},
             "fail_on_unhealthy": {"type": "bool", "default": True},
         },
@@ -112,8 +123,12 @@ def main():
             theirs = yaml.safe_load(f)
     except OSError as exc:
         module.fail_json(msg=f"structured config: {exc.filename}: {exc.strerror}")
-    me = OnyxDriver(mine["switch"], mine)
-    partner = OnyxDriver(theirs["switch"], theirs)
+    try:
+        driver_class = switch_drivers.driver_class(mine.get("platform", "onyx"))
+    except switch_drivers.UnknownPlatform as exc:
+        module.fail_json(msg=f"structured config of {p['switch']}: {exc}")
+    me = switch_drivers.make(driver_class, mine["switch"], mine, p)
+    partner = switch_drivers.make(driver_class, theirs["switch"], theirs, p)
     peers = [me] if p["scope"] == "local" else [me, partner]
     try:
         for peer in peers:

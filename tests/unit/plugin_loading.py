@@ -6,6 +6,7 @@ tests do the same instead of putting those folders on sys.path."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -24,3 +25,15 @@ def load_plugin(kind: str, name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_module(module: ModuleType, args: dict, monkeypatch, capsys) -> dict:
+    """The JSON result of `module.main()` run with `args` as its module arguments."""
+    import pytest
+    from ansible.module_utils import basic
+
+    monkeypatch.setattr(basic, "_ANSIBLE_ARGS", json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode())
+    monkeypatch.setattr(basic, "_ANSIBLE_PROFILE", "legacy")
+    with pytest.raises(SystemExit):
+        module.main()
+    return json.loads(capsys.readouterr().out)

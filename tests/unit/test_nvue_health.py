@@ -19,12 +19,13 @@ STRUCTURED = cumulus("example", "sw-a")
 
 def healthy(structured=STRUCTURED) -> dict:
     outputs = {
+        health.show_revisions(): {"1": {"state": "applied_and_saved", "transition": {}}},
         health.show_mlag(): {
             "enable": "on",
             "mac-address": "00:00:5e:00:01:5d",
             "peer-ip": "fe80::4638:39ff:fe00:5a",
-            "backup": {"10.0.0.52": {}},
-            "backup-active": False,
+            "backup": {structured["partner_management"]["address"]: {"vrf": "mgmt"}},
+            "backup-active": True,
             "local-role": "primary",
             "peer-role": "secondary",
             "peer-alive": True,
@@ -55,7 +56,8 @@ def healthy(structured=STRUCTURED) -> dict:
 
 
 EXPECTED_IDS = (
-    ["mlag.enabled", "mlag.system_mac", "mlag.ipl_config", "mlag.oper", "mlag.ipl_state"]
+    ["config.saved", "mlag.enabled", "mlag.system_mac", "mlag.ipl_config", "mlag.oper"]
+    + ["mlag.backup", "mlag.ipl_state"]
     + ["mpo.1", "mpo.2", "mlag.mpo_status"]
     + [f"magp.{i}.{k}" for i in (1, 10, 20, 30) for k in ("config", "state")]
     + [f"{kind}.{port}" for port in ("1/1", "1/2") for kind in ("pfc", "trust", "ecn")]
@@ -95,7 +97,8 @@ def test_an_unreadable_mlag_output_fails_its_checks_never_passes(spoil):
     command = health.show_mlag()
     outputs[command] = spoil(outputs[command])
     checks = by_id(health.switch_checks(STRUCTURED, outputs))
-    for check_id in ("mlag.enabled", "mlag.system_mac", "mlag.ipl_config", "mlag.oper"):
+    ids = ("mlag.enabled", "mlag.system_mac", "mlag.ipl_config", "mlag.oper", "mlag.backup")
+    for check_id in ids:
         assert checks[check_id]["status"] == "fail", check_id
         assert "unreadable" in checks[check_id]["observed"]
 
@@ -159,3 +162,44 @@ def test_a_failed_read_fails_its_checks_with_the_transports_reason():
     checks = by_id(health.switch_checks(STRUCTURED, outputs))
     assert checks["mlag.oper"]["status"] == "fail"
     assert "GET /nvue_v1/mlag: HTTP 500: boom" in checks["mlag.oper"]["observed"]
+
+
+def test_an_inactive_or_other_backup_fails_mlag_backup():
+    outputs = healthy()
+    mlag = json.loads(outputs[health.show_mlag()])
+    outputs[health.show_mlag()] = json.dumps({**mlag, "backup-active": "False"})
+    check = by_id(health.switch_checks(STRUCTURED, outputs))["mlag.backup"]
+    assert check["status"] == "fail" and check["scope"] == "pair"
+    assert check["observed"].endswith("backup-active False")
+    outputs[health.show_mlag()] = json.dumps({**mlag, "backup": {"192.0.2.9": {}}})
+    check = by_id(health.switch_checks(STRUCTURED, outputs))["mlag.backup"]
+    assert check["status"] == "fail" and "backup 192.0.2.9," in check["observed"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "observed"),
+    [
+        ({"1": {"state": "applied_and_saved"}, "2": {"state": "confirm"}}, "fail",
+         "revision 2 awaiting its confirm"),
+        ({}, "pass", "0 revisions, none awaiting its confirm"),
+        ({"1": "applied"}, "fail", "unreadable: no field state"),
+        (None, "fail", "unreadable: nv config revision -o json: not run or failed"),
+    ],
+    ids=["awaiting", "none", "garbled", "failed"],
+)  # fmt: skip
+def test_config_saved_fails_while_a_revision_awaits_its_confirm_or_unread(answer, status, observed):
+    outputs = healthy()
+    outputs[health.show_revisions()] = None if answer is None else json.dumps(answer)
+    check = by_id(health.switch_checks(STRUCTURED, outputs))["config.saved"]
+    assert (check["status"], check["observed"]) == (status, observed)
+
+
+def test_a_field_missing_late_fails_the_checks_after_it_once_each():
+    outputs = healthy()
+    mlag = json.loads(outputs[health.show_mlag()])
+    del mlag["backup-active"]
+    outputs[health.show_mlag()] = json.dumps(mlag)
+    checks = health.switch_checks(STRUCTURED, outputs)
+    assert [c["id"] for c in checks] == EXPECTED_IDS  # each id once
+    assert by_id(checks)["mlag.oper"]["status"] == "pass"
+    assert by_id(checks)["mlag.backup"]["observed"] == "unreadable: no field backup-active"

@@ -3,12 +3,9 @@ the module before any file is read or any switch is opened."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pytest
-from ansible.module_utils import basic
-from plugin_loading import load_plugin
+from plugin_loading import load_plugin, run_module
 
 deploy_module = load_plugin("library", "cxfab_onyx_deploy")
 REPO = Path(__file__).resolve().parents[2]
@@ -25,11 +22,7 @@ def run(monkeypatch, capsys, tmp_path: Path, **extra) -> dict:
         "password": "S3cret-pw",
         **extra,
     }
-    monkeypatch.setattr(basic, "_ANSIBLE_ARGS", json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode())
-    monkeypatch.setattr(basic, "_ANSIBLE_PROFILE", "legacy")
-    with pytest.raises(SystemExit):
-        deploy_module.main()
-    return json.loads(capsys.readouterr().out)
+    return run_module(deploy_module, args, monkeypatch, capsys)
 
 
 def test_an_unknown_platform_is_a_clear_error_before_anything_is_read(

@@ -60,7 +60,8 @@ class NvueSwitch:
         return answer
 
     def fault(self, **faults) -> dict:
-        """peer-down / vrr-down / refuse-apply: True or False; refuse_paths: [dotted path]."""
+        """peer-down / vrr-down / refuse-apply: True or False; refuse_paths: [dotted path];
+        garble_paths: [show path, e.g. "qos/roce"] answered with cut JSON."""
         body = {k.replace("_", "-"): v for k, v in faults.items()}
         status, answer = self.request("POST", "/_lab/fault", body)
         assert status == 200, answer

@@ -13,6 +13,7 @@ answer and the state names around it - is this emulator's own and UNCONFIRMED.
 from __future__ import annotations
 
 import copy
+import json
 import re
 import threading
 import time
@@ -26,6 +27,10 @@ AWAITING = "confirm"  # UNCONFIRMED: applied, waiting for the confirm answer
 ROLLED_BACK = "confirm_fail"  # UNCONFIRMED: the timer ran out or the answer was no
 CONFIRM_TIME = re.compile(r"^([1-9][0-9]{0,5})s$")  # UNCONFIRMED API form of `--confirm 300s`
 FAULTS = ("peer-down", "vrr-down", "refuse-apply")
+
+
+class Garbled(str):
+    """A show answer the lab cuts short (fault `garble-paths`): sent as text, not JSON."""
 
 
 class Refused(ValueError):
@@ -98,6 +103,7 @@ class Switch:
         self.refusals: list[dict] = []  # every request answered 400, with why
         self.faults: set[str] = set()
         self.refused_paths: list[str] = []  # lab fault: paths the schema "does not know"
+        self.garbled_paths: list[str] = []  # lab fault: show paths answered with cut JSON
         self._timer: threading.Timer | None = None
 
     # ---------------------------------------------------------------- revisions
@@ -237,6 +243,8 @@ class Switch:
         with self.lock:
             if rev in (None, "operational"):
                 view = self.operational(path)
+                if view is not None and "/".join(path) in self.garbled_paths:
+                    return Garbled(json.dumps(view)[: len(json.dumps(view)) // 2])
                 if view is not None:
                     return view
                 rev = "applied"
@@ -253,8 +261,10 @@ class Switch:
         return mlag.get("enable") == "on" and "peer-down" not in self.faults
 
     def operational(self, path: tuple):
-        """What `nv show ... -o json` shows for the paths the health reads ask for
-        (fields of the 5.9 show tables; their nesting UNCONFIRMED), None otherwise."""
+        """What `nv show ... -o json` shows for the paths the health reads ask for, None
+        otherwise: the applied fields plus the operational ones of the show tables in
+        NVIDIA's pages (docs/lab-nvue.md "What it answers"); their JSON nesting follows
+        the tables' indentation and is UNCONFIRMED."""
         interfaces = self.applied.get("interface") or {}
         if path == ("mlag",):
             mlag = copy.deepcopy(self.applied.get("mlag") or {})
@@ -263,10 +273,18 @@ class Switch:
             alive = self._peer_alive()
             other = "secondary" if self.role == "primary" else "primary"
             mlag.update({
+                # The operational column prints the MAC in lower case ("Check MLAG Status").
+                "mac-address": str(mlag.get("mac-address", "")).lower(),
                 "peer-alive": alive,
                 "local-role": self.role if alive else "primary",
                 "peer-role": other if alive else "",
-                "backup-active": False,
+                "peer-priority": 32768 if alive else "",
+                "local-id": _lab_id(self.name),
+                "peer-id": _lab_id(self.name + "-peer") if alive else "",
+                # UNCONFIRMED meaning: True while the backup (management) link reaches
+                # the peer; the lab's switches do not talk, so: peer alive and a backup set.
+                "backup-active": alive and bool(mlag.get("backup")),
+                "backup-reason": "",
             })  # fmt: skip
             if "peerlink.4094" in interfaces:
                 mlag["peer-interface"] = "peerlink.4094"
@@ -283,6 +301,8 @@ class Switch:
             mlag = (data.get("bond") or {}).get("mlag")
             if kind == "bond" and mlag:
                 mlag["status"] = "dual" if self._peer_alive() else "single"
+                if self._peer_alive():
+                    mlag["peer-interface"] = path[1]  # the peer's bond of the same MLAG id
             return data
         if len(path) == 4 and path[0] == "interface" and path[2:] == ("ip", "vrr"):
             vrr = copy.deepcopy(_walk(self.applied, path))
@@ -315,7 +335,14 @@ class Switch:
                 "refusals": list(self.refusals),
                 "faults": sorted(self.faults),
                 "refused_paths": list(self.refused_paths),
+                "garbled_paths": list(self.garbled_paths),
             }
+
+
+def _lab_id(name: str) -> str:
+    """A stable local-id/peer-id (a MAC in the show table) for the lab's switch."""
+    digest = f"{sum(map(ord, name)) & 0xFFFF:04x}"
+    return f"44:38:39:00:{digest[:2]}:{digest[2:]}"
 
 
 def _paths(body: dict, here: tuple = ()) -> list[tuple]:

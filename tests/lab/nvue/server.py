@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .model import FAULTS, NotFound, Refused, Switch
+from .model import FAULTS, Garbled, NotFound, Refused, Switch
 
 ROOT = "/nvue_v1"
 QUERY_KEYS = {"rev", "filled", "diff"}
@@ -62,7 +62,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ plumbing
     def _send(self, status: int, body, headers: dict | None = None) -> None:
-        data = json.dumps(body).encode()
+        data = body.encode() if isinstance(body, Garbled) else json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -189,8 +189,9 @@ class Handler(BaseHTTPRequestHandler):
         if path == ("status",) and self.command == "GET":
             return 200, switch.status()
         if path == ("fault",) and self.command == "POST":
-            if not isinstance(body, dict) or not set(body) <= set(FAULTS) | {"refuse-paths"}:
-                raise Refused([f"fault: body must map {list(FAULTS)} or refuse-paths"])
+            lists = {"refuse-paths", "garble-paths"}
+            if not isinstance(body, dict) or not set(body) <= set(FAULTS) | lists:
+                raise Refused([f"fault: body must map {list(FAULTS)} or {sorted(lists)}"])
             with switch.lock:
                 for name in FAULTS:
                     if body.get(name) is True:
@@ -199,6 +200,8 @@ class Handler(BaseHTTPRequestHandler):
                         switch.faults.discard(name)
                 if "refuse-paths" in body:
                     switch.refused_paths = list(body["refuse-paths"])
+                if "garble-paths" in body:
+                    switch.garbled_paths = list(body["garble-paths"])
             return 200, switch.status()
         raise NotFound("/_lab/" + "/".join(path))
 

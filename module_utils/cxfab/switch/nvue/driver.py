@@ -40,7 +40,7 @@ from .transport import DEFAULT_PORT, NvueClient, TransportError, Trust, Unreacha
 
 APPLY = {"state": "apply", "auto-prompt": {"ays": "ays_yes"}}  # the NVUE API page's body
 APPLIED = ("applied", "applied_and_saved")  # the revision states of a finished apply
-AWAITING = "confirm"  # UNCONFIRMED: applied, the timer running
+AWAITING = health.AWAITING  # UNCONFIRMED: applied, the timer running
 CONFIRM_YES = {**APPLY, "auto-prompt": {"ays": "ays_yes", "confirm": "confirm_yes"}}  # UNCONFIRMED
 CONFIRM_NO = {**APPLY, "auto-prompt": {"ays": "ays_yes", "confirm": "confirm_no"}}  # UNCONFIRMED
 FAILED = ("invalid", "apply_fail", "ays_fail", "confirm_fail")  # the API page shows the first 3

@@ -1,10 +1,12 @@
 """The health checks of a Cumulus Linux switch and of its pair, from NVUE show outputs.
 
 The check ids are the Onyx driver's (switch/onyx/health.py), so verify and the
-pair transaction judge both OSes alike: mlag.enabled, mlag.system_mac,
-mlag.ipl_config (local), mlag.oper, mlag.ipl_state, mlag.mpo_status, mpo.N
-(pair), magp.N.config (local) and magp.N.state (pair) for the VRR gateways,
-pfc/trust/ecn.<port> for lossless RoCE, and mlag.system_mac_equal across peers.
+pair transaction judge both OSes alike: config.saved (no revision waiting for its
+confirm), mlag.enabled, mlag.system_mac, mlag.ipl_config (local), mlag.oper,
+mlag.ipl_state, mlag.mpo_status, mpo.N (pair), magp.N.config (local) and
+magp.N.state (pair) for the VRR gateways, pfc/trust/ecn.<port> for lossless RoCE,
+and mlag.system_mac_equal across peers. mlag.backup (backup-active, the partner's
+management address as the MLAG backup) stands where Onyx has mlag_vip.nodes.
 
 Inputs are the raw `-o json` texts by command (SHOWS). Their fields are those
 of the NVUE show tables in the Cumulus Linux 5.9 user guide (MLAG "Check MLAG
@@ -21,6 +23,8 @@ import json
 
 from ...common.checks import check, judged
 from . import names
+
+AWAITING = "confirm"  # UNCONFIRMED: a revision applied, its confirm timer running
 
 
 class Unreadable(ValueError):
@@ -43,8 +47,13 @@ def show_roce() -> str:
     return "nv show qos roce -o json"
 
 
+def show_revisions() -> str:
+    """`nv config revision` (5.5+, NVUE command reference "Config Commands"): GET /revision."""
+    return "nv config revision -o json"
+
+
 def needed_shows(structured: dict) -> list[str]:
-    shows = []
+    shows = [show_revisions()]
     if structured.get("mlag"):
         shows += [show_mlag(), show_interface(names.PEERLINK)]
         shows += [show_interface(names.bond(b["id"])) for b in structured.get("mlag_bonds") or []]
@@ -58,7 +67,8 @@ class Failed(str):
     """An output slot holding why the read failed (the transport's message), not JSON."""
 
 
-def read(outputs: dict, command: str) -> dict:
+def read(outputs: dict, command: str, empty: bool = False) -> dict:
+    """The JSON object of `command`'s output; `empty` accepts `{}` (no revisions)."""
     text = outputs.get(command)
     if text is None:
         raise Unreadable(f"{command}: not run or failed")
@@ -68,7 +78,7 @@ def read(outputs: dict, command: str) -> dict:
         data = json.loads(text) if isinstance(text, str) else text
     except ValueError as exc:
         raise Unreadable(f"{command}: not JSON ({exc.msg})") from None
-    if not isinstance(data, dict) or not data:
+    if not isinstance(data, dict) or not (data or empty):
         raise Unreadable(f"{command}: not a JSON object with fields")
     return data
 
@@ -127,13 +137,22 @@ def _mlag_checks(structured: dict, outputs: dict) -> list[dict]:
         alive = field(mlag, "peer-alive")
         observed = f"peer-alive {alive}, local-role {mlag.get('local-role')}"
         add("mlag.oper", _truth(alive), "peer-alive True", observed, "pair")
+        backup, active = field(mlag, "backup"), field(mlag, "backup-active")
+        wanted = structured["partner_management"]["address"]
+        backups = sorted(backup) if isinstance(backup, dict | list) else [str(backup)]
+        add("mlag.backup", _truth(active) and wanted in backups,
+            f"backup {wanted}, backup-active True",
+            f"backup {','.join(backups) or 'none'}, backup-active {active}", "pair")  # fmt: skip
     except Unreadable as exc:
         for check_id, scope in (
             ("mlag.enabled", "local"),
             ("mlag.system_mac", "local"),
             ("mlag.ipl_config", "local"),
             ("mlag.oper", "pair"),
+            ("mlag.backup", "pair"),
         ):
+            if any(c["id"] == check_id for c in checks):
+                continue  # judged before the field that was missing
             checks.append(
                 check(check_id, name, "fail", "readable", f"unreadable: {exc}", scope=scope)
             )
@@ -275,9 +294,24 @@ def _lossless_checks(structured: dict, outputs: dict) -> list[dict]:
     ]  # fmt: skip
 
 
+def _saved_check(structured: dict, outputs: dict) -> dict:
+    """Onyx's `Unsaved changes: no`: 5.9 saves an apply by itself, so what is not kept
+    is a revision still waiting for its confirm (the switch rolls it back at the timer)."""
+    name, expected = structured["switch"], "no revision awaiting its confirm"
+    try:
+        revisions = read(outputs, show_revisions(), empty=True)
+        states = {rev: field(record, "state") for rev, record in revisions.items()}
+    except Unreadable as exc:
+        return check("config.saved", name, "fail", expected, f"unreadable: {exc}", scope="local")
+    waiting = sorted(rev for rev, state in states.items() if state == AWAITING)
+    observed = (f"revision {', '.join(waiting)} awaiting its confirm" if waiting
+                else f"{len(states)} revisions, none awaiting its confirm")  # fmt: skip
+    return judged("config.saved", name, not waiting, expected, observed, scope="local")
+
+
 def switch_checks(structured: dict, outputs: dict) -> list[dict]:
     """This switch's checks from {command: its -o json text (None: it failed)}."""
-    checks = []
+    checks = [_saved_check(structured, outputs)]
     if structured.get("mlag"):
         checks += _mlag_checks(structured, outputs)
     checks += _vrr_checks(structured, outputs)
