@@ -5,8 +5,9 @@ pair transaction judge both OSes alike: config.saved (no revision waiting for it
 confirm), mlag.enabled, mlag.system_mac, mlag.ipl_config (local), mlag.oper,
 mlag.ipl_state, mlag.mpo_status, mpo.N (pair), magp.N.config (local) and
 magp.N.state (pair) for the VRR gateways, pfc/trust/ecn.<port> for lossless RoCE,
-and mlag.system_mac_equal across peers. mlag.backup (backup-active, the partner's
-management address as the MLAG backup) stands where Onyx has mlag_vip.nodes.
+and mlag.system_mac_equal across peers. mlag.backup (the partner's management address
+as the MLAG backup; backup-active is shown, not judged) stands where Onyx has
+mlag_vip.nodes.
 
 Inputs are the raw `-o json` texts by command (SHOWS). Their fields are those
 of the NVUE show tables in the Cumulus Linux 5.9 user guide (MLAG "Check MLAG
@@ -140,9 +141,11 @@ def _mlag_checks(structured: dict, outputs: dict) -> list[dict]:
         backup, active = field(mlag, "backup"), field(mlag, "backup-active")
         wanted = structured["partner_management"]["address"]
         backups = sorted(backup) if isinstance(backup, dict | list) else [str(backup)]
-        add("mlag.backup", _truth(active) and wanted in backups,
-            f"backup {wanted}, backup-active True",
-            f"backup {','.join(backups) or 'none'}, backup-active {active}", "pair")  # fmt: skip
+        # backup-active is reported, not judged: NVIDIA's 5.9 MLAG page shows a healthy
+        # pair with False, its VXLAN active-active page one with True (UNCONFIRMED which
+        # means what), and a health gate that failed on it would revert real changes.
+        add("mlag.backup", wanted in backups, f"backup {wanted}",
+            f"backup {','.join(backups) or 'none'}, backup-active {active}", "local")  # fmt: skip
     except Unreadable as exc:
         for check_id, scope in (
             ("mlag.enabled", "local"),
