@@ -8,6 +8,7 @@ from ansible.errors import AnsibleFilterError
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "module_utils"))
 
 from cxfab.switch import turns
+from cxfab.switch.nvue import plan as nvue_plan
 
 
 def switch_credentials(switch_pairs, switch):
@@ -19,11 +20,13 @@ def switch_credentials(switch_pairs, switch):
 
 
 class FilterModule:
-    """Deploy turn, credentials and tag -> sections of a switch."""
+    """Deploy turn, credentials, tag -> sections of a switch; a Cumulus switch's intended
+    config as `nv set` lines."""
 
     def filters(self):
         return {
             "cxfab_switch_turn": turns.turn,
             "cxfab_switch_credentials": switch_credentials,
             "cxfab_switch_sections": turns.sections,
+            "cxfab_nvue_intended": nvue_plan.intended_lines,
         }

@@ -39,6 +39,11 @@ def test_switches_yml_builds_a_cumulus_pair_and_a_second_run_creates_no_revision
         first = run_playbook(lab, cumulus_fabric(pair), *tls)
         assert first["rc"] == 0, first["output"]
         assert first["lines"]["lab-sw-a"][0] == "nv set mlag enable on"
+        # The intended config kept in build/configs speaks NVUE, not Onyx, and holds
+        # every line the first run sent.
+        intended = (tmp_path / "build" / "configs" / "lab-sw-a.cfg").read_text().splitlines()
+        assert set(first["lines"]["lab-sw-a"]) <= set(intended), intended
+        assert all(line.startswith("nv set ") for line in intended), intended
         assert {n: s.status()["revisions_created"] for n, s in pair.items()} == {
             "lab-sw-a": 1, "lab-sw-b": 1,
         }  # fmt: skip

@@ -225,9 +225,10 @@ class NvueDriver(SwitchDriver):
                       private={"desired": desired, "ops": ops, "body": body})  # fmt: skip
 
     def stage(self, intended, sections, current: RunningConfig) -> Staged:
-        """`intended` (the Onyx text) is not used: the tree is rendered from the structured
-        config. NVUE applies one revision for cxfab's whole scope, so a subset of
-        sections (tags) is refused rather than half-planned."""
+        """`intended` (build/configs' `nv set` lines, plan.intended_lines) is not used:
+        the tree is rendered from the structured config. NVUE applies one revision for
+        cxfab's whole scope, so a subset of sections (tags) is refused rather than
+        half-planned."""
         if set(sections) != set(self.SECTIONS):
             raise ChangeRefused(
                 f"{self.name}: sections {sorted(sections)}: a cumulus pair is reconciled "

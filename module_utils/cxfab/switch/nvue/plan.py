@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import shlex
 
-from . import names
+from . import names, render
 
 # Interface subpaths cxfab renders (render.py); other subpaths are the operator's.
 MODELLED = (
@@ -168,3 +168,10 @@ def cli_lines(ops: list[dict]) -> list[str]:
         else:
             lines.append(f"nv set {words} {shlex.quote(str(op['value']))}")
     return lines
+
+
+def intended_lines(structured: dict) -> list[str]:
+    """The switch's whole intended config as `nv set` lines (build/configs/<switch>.cfg:
+    what cxfab would set on a blank switch, for people and reviews; the deploy plans
+    from the structured config itself)."""
+    return cli_lines(plan(structured, render.render(structured), {}))
