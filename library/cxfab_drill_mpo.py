@@ -44,11 +44,8 @@ finished: {description: Epoch seconds after the last line., type: float, returne
 import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.cxfab.switch.onyx.session import (  # noqa: E402
-    LOGIN_OPTIONS,
-    OnyxSession,
-    SessionError,
-)
+from ansible.module_utils.cxfab.switch.login import LOGIN_OPTIONS  # noqa: E402
+from ansible.module_utils.cxfab.switch.onyx.session import OnyxSession, SessionError  # noqa: E402
 from ansible.module_utils.cxfab.verify.drill import mpo_lines  # noqa: E402
 
 

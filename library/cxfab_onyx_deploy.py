@@ -15,7 +15,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.switch import drivers as switch_drivers
 from ansible.module_utils.cxfab.switch import transaction
 from ansible.module_utils.cxfab.switch.drivers import TLS_OPTIONS, NvueDriver, OnyxDriver
-from ansible.module_utils.cxfab.switch.onyx.session import LOGIN_OPTIONS
+from ansible.module_utils.cxfab.switch.login import LOGIN_OPTIONS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 DRIVERS = switch_drivers.DRIVERS  # by the pair's platform

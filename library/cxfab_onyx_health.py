@@ -14,7 +14,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.cxfab.switch import drivers as switch_drivers
 from ansible.module_utils.cxfab.switch.driver import UntrustedSwitch
-from ansible.module_utils.cxfab.switch.onyx.session import LOGIN_OPTIONS
+from ansible.module_utils.cxfab.switch.login import LOGIN_OPTIONS
 from ansible.module_utils.cxfab.switch.secrets import redact_record
 
 DOCUMENTATION = r"""

@@ -9,23 +9,18 @@ batch. A misspelt --tags fails before anything runs, naming the valid tags.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-BUILD = REPO / "native" / "build"
-ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+sys.path.insert(0, str(REPO))
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook not in the venv"),
-    pytest.mark.skipif(not Path("/usr/bin/iperf3").exists(), reason="needs iperf3"),
-]
+from tests.integration import workloads_lab  # noqa: E402
+
+pytestmark = workloads_lab.MARKS
 
 # The play as playbooks/experiments.yml has it, without the fabric validation (the test
 # gives the validated fabric and the structured configs as variables).
@@ -52,12 +47,6 @@ SETTINGS = {
 STRUCTURED = {"network": {"bond": None, "vlans": []}, "nics": [{"ports": [{"netdev": "lo"}]}]}
 
 
-@pytest.fixture(scope="module")
-def bin_dir():
-    subprocess.run(["make", "-s", "-C", str(REPO / "native")], check=True)
-    return BUILD
-
-
 def _play(tmp_path: Path, bin_dir: Path, *extra: str) -> subprocess.CompletedProcess:
     host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     fabric = {
@@ -82,17 +71,13 @@ def _play(tmp_path: Path, bin_dir: Path, *extra: str) -> subprocess.CompletedPro
     }
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
     (tmp_path / "experiments.yml").write_text(PLAYBOOK)
-    env = dict(
-        os.environ,
-        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
-        ANSIBLE_ROLES_PATH=str(REPO / "roles"),
-        ANSIBLE_NOCOLOR="1",
+    return workloads_lab.ansible_playbook(
+        "-i",
+        str(tmp_path / "inventory.yml"),
+        *extra,
+        str(tmp_path / "experiments.yml"),
+        timeout=600,
     )
-    command = [str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.yml")]
-    return subprocess.run(
-        [*command, *extra, str(tmp_path / "experiments.yml")],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
 
 
 def _report(tmp_path: Path) -> dict:

@@ -19,30 +19,24 @@ waited for, as a fleet's rounds past forks do.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-import pytest
 import yaml
 from cxfab.verify.checks import all_checks
 from cxfab.verify.report import build_report, write_report
 
 REPO = Path(__file__).resolve().parents[2]
-BUILD = REPO / "native" / "build"
-ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+sys.path.insert(0, str(REPO))
+
+from tests.integration import workloads_lab  # noqa: E402
+
 HOSTS = ["h1", "h2", "h3", "h4"]
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook not in the venv"),
-    pytest.mark.skipif(not Path("/usr/bin/iperf3").exists(), reason="needs iperf3"),
-]
+pytestmark = workloads_lab.MARKS
 
 PLAYBOOK = """\
 - name: Plan the fleet's pairwise tests
@@ -82,21 +76,6 @@ PLAYBOOK = """\
 """
 
 
-@pytest.fixture(scope="module")
-def bin_dir():
-    subprocess.run(["make", "-s", "-C", str(REPO / "native")], check=True)
-    return BUILD
-
-
-def _hang_up_on_every_connection(listener: socket.socket) -> None:
-    while True:
-        try:
-            connection, _ = listener.accept()
-        except OSError:  # the test closed the listener
-            return
-        connection.close()
-
-
 def _free_port_pair() -> tuple[int, socket.socket]:
     """A base port whose next one is held (listening, hanging up): iperf3's of slot 0."""
     for _ in range(50):
@@ -117,9 +96,7 @@ def _free_port_pair() -> tuple[int, socket.socket]:
 
 
 def _inventory(tmp_path: Path, bin_dir: Path, port_base: int) -> Path:
-    opt = tmp_path / "opt"
-    (opt / "native").mkdir(parents=True)
-    (opt / "native" / "build").symlink_to(bin_dir)
+    opt = workloads_lab.installed_opt(tmp_path, bin_dir)
     local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     hosts = {
         name: {"bond": {"switch_pair": "rack1"}, "vlans": [{"id": 10, "address": "127.0.0.1/8"}]}
@@ -165,27 +142,14 @@ def _inventory(tmp_path: Path, bin_dir: Path, port_base: int) -> Path:
 
 def test_the_rounds_run_side_by_side_and_an_unmeasured_test_is_named(tmp_path, bin_dir):
     port_base, holder = _free_port_pair()
-    hang_up = threading.Thread(target=_hang_up_on_every_connection, args=(holder,), daemon=True)
-    hang_up.start()
     inventory = _inventory(tmp_path, bin_dir, port_base)
     (tmp_path / "playbooks").mkdir()
     (tmp_path / "playbooks" / "f.yml").write_text(PLAYBOOK)
-    env = dict(
-        os.environ,
-        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
-        ANSIBLE_ROLES_PATH=str(REPO / "roles"),
-        ANSIBLE_NOCOLOR="1",
-    )
     start = time.monotonic()
-    try:
-        run = subprocess.run(
-            [str(ANSIBLE_PLAYBOOK), "-i", str(inventory), str(tmp_path / "playbooks" / "f.yml")],
-            env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
-    finally:
-        holder.shutdown(socket.SHUT_RDWR)
-        holder.close()
-        hang_up.join(5)
+    with workloads_lab.hanging_up(holder):
+        run = workloads_lab.ansible_playbook(
+            "-i", str(inventory), str(tmp_path / "playbooks" / "f.yml"), timeout=120
+        )
     elapsed = time.monotonic() - start
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-2000:]
 

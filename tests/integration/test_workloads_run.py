@@ -14,26 +14,20 @@ In check mode nothing runs and every run is recorded as not run.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-BUILD = REPO / "native" / "build"
-ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+sys.path.insert(0, str(REPO))
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="ansible-playbook not in the venv"),
-    pytest.mark.skipif(not Path("/usr/bin/iperf3").exists(), reason="needs iperf3"),
-]
+from tests.integration import workloads_lab  # noqa: E402
+
+pytestmark = workloads_lab.MARKS
 
 PLAYBOOK = """\
 - name: Run the workloads
@@ -57,21 +51,6 @@ SUCCESS_KEYS = {"pair", "tool", "transport", "size_bytes", "bits_per_second"}
 FAILURE_KEYS = SUCCESS_KEYS | {"error"}
 
 
-@pytest.fixture(scope="module")
-def bin_dir():
-    subprocess.run(["make", "-s", "-C", str(REPO / "native")], check=True)
-    return BUILD
-
-
-def _hang_up_on_every_connection(listener: socket.socket) -> None:
-    while True:
-        try:
-            connection, _ = listener.accept()
-        except OSError:  # the test closed the listener
-            return
-        connection.close()
-
-
 def _fabric() -> dict:
     return {
         "hosts": {
@@ -88,9 +67,7 @@ def _fabric() -> dict:
 
 
 def _play(tmp_path: Path, bin_dir: Path, port: int, *extra: str) -> subprocess.CompletedProcess:
-    opt = tmp_path / "opt"
-    (opt / "native").mkdir(parents=True)
-    (opt / "native" / "build").symlink_to(bin_dir)
+    opt = workloads_lab.installed_opt(tmp_path, bin_dir)
     host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     inventory = {
         "all": {
@@ -109,17 +86,14 @@ def _play(tmp_path: Path, bin_dir: Path, port: int, *extra: str) -> subprocess.C
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
     (tmp_path / "playbooks").mkdir()
     (tmp_path / "playbooks" / "run.yml").write_text(PLAYBOOK)
-    env = dict(
-        os.environ,
-        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
-        ANSIBLE_ROLES_PATH=str(REPO / "roles"),
-        ANSIBLE_NOCOLOR="1",
+    return workloads_lab.ansible_playbook(
+        "-i",
+        str(tmp_path / "inventory.yml"),
+        "-v",
+        *extra,
+        str(tmp_path / "playbooks" / "run.yml"),
+        timeout=120,
     )
-    command = [str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.yml"), "-v"]
-    return subprocess.run(
-        [*command, *extra, str(tmp_path / "playbooks" / "run.yml")],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
 
 
 def test_a_batch_records_every_run_and_a_failed_server_does_not_stop_the_next(tmp_path, bin_dir):
@@ -128,14 +102,8 @@ def test_a_batch_records_every_run_and_a_failed_server_does_not_stop_the_next(tm
     holder.bind(("127.0.0.1", 0))
     holder.listen(8)
     port_base = holder.getsockname()[1]
-    hang_up = threading.Thread(target=_hang_up_on_every_connection, args=(holder,), daemon=True)
-    hang_up.start()
-    try:
+    with workloads_lab.hanging_up(holder):
         run = _play(tmp_path, bin_dir, port_base)
-    finally:
-        holder.shutdown(socket.SHUT_RDWR)
-        holder.close()
-        hang_up.join(5)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     results = json.loads((tmp_path / "build" / "workloads" / "results.json").read_text())
     runs = [(r["tool"], r["transport"], r["size_bytes"]) for r in results]

@@ -175,7 +175,13 @@ def test_watchdog_main_waits_for_the_deadline_then_restores(tmp_path, networkd):
     assert (networkd / f"{PREFIX}bond0.netdev").read_bytes().endswith(b"\xff")
 
 
-def wait_for(predicate, timeout=15.0):
+# How long a test waits for the detached watchdog (a new Python process) to do what it
+# must: generous, as a loaded machine may take many seconds to start it; a watchdog that
+# never acts still fails the test, only later.
+PATIENCE = 120.0
+
+
+def wait_for(predicate, timeout=PATIENCE):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -187,12 +193,18 @@ def wait_for(predicate, timeout=15.0):
 def test_detached_watchdog_restores_the_files_when_nobody_confirms(tmp_path, networkd):
     """The real process, started the way a host without systemd gets it."""
     record_dir = tmp_path / "r"
-    armed = rollback.arm(str(record_dir), snapshot_of(networkd), 1, sources(), systemd=False)
-    assert armed["method"] == "detached process"
+    snapshot = snapshot_of(networkd)
+    # The change is made before arming (the snapshot already holds the files as they
+    # were): with a 1 s timer, a test stalled by a loaded machine could otherwise change
+    # the files only after the watchdog restored them.
     change_files(networkd)
+    armed = rollback.arm(str(record_dir), snapshot, 1, sources(), systemd=False)
+    assert armed["method"] == "detached process"
     assert wait_for((record_dir / rollback.RESULT).exists)
     result = rollback.disarm(str(record_dir), armed["token"])
     assert result["state"] == "reverted", result
+    # It waited for its deadline (host clock, the one arm set it by), however late it ran.
+    assert result["deadline"] == armed["deadline"] <= result["started"] <= result["at"]
     assert result["restored"] == [
         f"wrote {networkd}/{PREFIX}bond0.netdev",
         f"removed {networkd}/{PREFIX}bond0.network",
@@ -202,7 +214,8 @@ def test_detached_watchdog_restores_the_files_when_nobody_confirms(tmp_path, net
 
 def test_confirming_stops_the_detached_watchdog_and_keeps_the_change(tmp_path, networkd):
     record_dir = tmp_path / "r"
-    armed = rollback.arm(str(record_dir), snapshot_of(networkd), 60, sources(), systemd=False)
+    # Far longer than the test may take under load: the watchdog must not fire first.
+    armed = rollback.arm(str(record_dir), snapshot_of(networkd), 3600, sources(), systemd=False)
     change_files(networkd)
     assert wait_for(lambda: rollback._is_watchdog(armed["pid"], armed["token"]))
     assert rollback.disarm(str(record_dir), "")["state"] == "confirmed"

@@ -204,7 +204,9 @@ def _evidence(pairs: list[dict]) -> str:
     return ", ".join(shown) + (f" and {more} more (report.json)" if more > 0 else "")
 
 
-def plan_checks(workloads: dict, hosts: dict, host_facts: dict, fleet: dict | None):
+def plan_checks(
+    workloads: dict, hosts: dict, host_facts: dict, fleet: dict | None
+) -> tuple[list[dict], dict | None]:
     """(checks, matrix or None) of the generated plan (`workloads.plan: generated`).
 
     `fleet`: {plan: the published plan's JSON text (workloads/fleet_runs.publish),

@@ -19,6 +19,8 @@ they are only packed into rounds.
 
 from __future__ import annotations
 
+from .planned import PlannedPair
+
 RING, RACK, ACROSS, GIVEN = "ring", "rack", "across", "given"
 
 
@@ -144,8 +146,8 @@ class TestMaker:
         vlans = tuple(self.members.get(host, {}).get("vlans") or ())
         return self.profile.setdefault(vlans, (len(self.profile), vlans))
 
-    def test(self, server: str, client: str, phase: str, vlan=None) -> dict:
-        test = {"name": f"{server}~{client}", "server": server, "client": client}
+    def test(self, server: str, client: str, phase: str, vlan: int | None = None) -> PlannedPair:
+        test: PlannedPair = {"name": f"{server}~{client}", "server": server, "client": client}
         test["phase"] = phase
         if vlan is None:
             (ps, server_vlans), (pc, client_vlans) = self._profile(server), self._profile(client)
@@ -159,10 +161,10 @@ class TestMaker:
         return test
 
 
-def pack_given(members: dict, pairs: list[dict]) -> list[list[dict]]:
+def pack_given(members: dict, pairs: list[PlannedPair]) -> list[list[PlannedPair]]:
     """Hand-written pairs in rounds: each in the first round where both hosts are free."""
     maker = TestMaker(members)
-    rounds: list[list[dict]] = []
+    rounds: list[list[PlannedPair]] = []
     busy: list[set] = []
     for pair in pairs:
         ends = {pair["server"], pair["client"]}
@@ -179,7 +181,7 @@ def pack_given(members: dict, pairs: list[dict]) -> list[list[dict]]:
 
 
 def plan_fleet(
-    members: dict, budget_s: float, test_s: float, given: list[dict] | None = None
+    members: dict, budget_s: float, test_s: float, given: list[PlannedPair] | None = None
 ) -> dict:
     """The plan: {source, test_s, rounds: [[test, ...], ...], tests, seconds, budget_s,
     phases: {phase: rounds}, cpus: {host: NUMA-local CPUs}}. The ring is planned even

@@ -19,6 +19,7 @@ import json
 
 from .experiments.plan import host_address
 from .pair_runs import plan_pair
+from .planned import ScheduledTest
 
 # Ports a test's servers take: the tests of a round run at once, and two of them may
 # share a server host only in a test set-up (one machine as several hosts).
@@ -34,11 +35,12 @@ def publish(plan: dict, fabric: dict) -> dict:
     each client host's tests as one JSON text ({round: test}, with the server's address
     on the test's VLAN) and the workload settings a test needs: the hosts never template
     the whole fabric, which is large at a fleet's size."""
-    schedule: dict = {}
+    schedule: dict[str, dict[str, ScheduledTest]] = {}
     for number, tests in enumerate(plan["rounds"]):
         for slot, test in enumerate(tests):
             mine = schedule.setdefault(test["client"], {})
-            entry = mine[str(number)] = {**test, "round": number, "slot": slot}
+            entry: ScheduledTest = {**test, "round": number, "slot": slot}
+            mine[str(number)] = entry
             entry["round_tests"] = len(tests)
             try:
                 entry["address"] = host_address(fabric["hosts"][test["server"]], test["vlan"])
@@ -57,7 +59,7 @@ def publish(plan: dict, fabric: dict) -> dict:
     }
 
 
-def test_of(published: dict, host: str, round_number) -> dict:
+def test_of(published: dict, host: str, round_number: int | str) -> ScheduledTest | dict:
     """The test `host` runs as a client in round `round_number`, or {} (none)."""
     text = (published.get("schedule") or {}).get(host)
     return json.loads(text).get(str(int(round_number)), {}) if text else {}
@@ -68,7 +70,15 @@ def transport_of(workloads: dict) -> str:
     return "rdma" if "rdma" in workloads["transports"] else "tcp"
 
 
-def test_runs(published, test, bin_dir, port_base, duration, cpus=None, marking=None) -> list:
+def test_runs(
+    published: dict,
+    test: ScheduledTest,
+    bin_dir: str,
+    port_base: int | str,
+    duration: int | str,
+    cpus: dict | None = None,
+    marking: dict | None = None,
+) -> list[dict]:
     """The runs of one test (none when its server has no address): the reference tool
     and pingpong at the largest size, as the pairs' runs plan them (same argv, pinning
     and RoCE marking), on the test's ports. The arguments after `test` are plan_pair's
@@ -89,7 +99,7 @@ def test_runs(published, test, bin_dir, port_base, duration, cpus=None, marking=
     return wanted
 
 
-def test_result(test: dict, records: list[dict]) -> dict:
+def test_result(test: ScheduledTest, records: list[dict]) -> dict:
     """The verdict's input of one test from its runs' records: the reference tool's
     bandwidth (`gbps`), our transport's (`transport_gbps`) and its time per exchange
     (`latency_us`: message size / its bandwidth, i.e. pingpong's wall time per

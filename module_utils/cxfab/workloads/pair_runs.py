@@ -12,6 +12,7 @@ from . import marking as workload_marking
 from .experiments import parsers
 from .experiments.plan import host_address
 from .experiments.plan import listen_kind as plan_listen_kind
+from .planned import PlannedPair
 
 
 def iperf3_bps(stdout: str) -> float:
@@ -54,7 +55,7 @@ def pingpong_result(stdout: str) -> dict:
 
 def plan_pair(
     fabric: dict,
-    pair: dict,
+    pair: PlannedPair,
     bin_dir: str,
     port_base: int,
     duration: int,

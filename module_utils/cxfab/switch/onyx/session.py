@@ -24,18 +24,9 @@ import os
 import re
 
 from ..driver import DriverError
+from ..login import DEFAULT_KNOWN_HOSTS
 from . import known_hosts as known_hosts_file
 from .lines import problem, shown
-
-DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
-# The argument spec of every module that logs in to a switch (its documentation: the
-# doc fragment cxfab_switch_login).
-LOGIN_OPTIONS = {
-    "username": {"type": "str", "required": True},
-    "password": {"type": "str", "required": True, "no_log": True},
-    "known_hosts": {"type": "path", "default": DEFAULT_KNOWN_HOSTS},
-    "host_key_checking": {"type": "bool", "default": True},
-}
 
 ERROR_LINE = re.compile(r"^\s*(%.*)$", re.MULTILINE)
 # Unsolicited messages Onyx prints between or inside command outputs.
