@@ -162,6 +162,8 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
                 ids.append((f"link_type.{nic['name']}.p{port['port']}", "port protocol"))
         for netdev in (nic.get("runtime") or {}).get("sriov_numvfs") or {}:
             ids.append((f"sriov.{netdev}.vfs", "SR-IOV VFs"))
+        for netdev in ((nic.get("runtime") or {}).get("dcqcn") or {}).get("netdevs") or []:
+            ids.append((f"dcqcn.{netdev}", "DCQCN"))
     gpudirect = sc.get("gpudirect")
     if gpudirect:
         ids.append(("gpudirect.peer_memory", "GPUDirect peer memory"))
