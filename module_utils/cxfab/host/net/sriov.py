@@ -94,15 +94,12 @@ def write(root: str, netdev: str, values: list[int]) -> None:
 
 
 def apply(root: str, wanted: dict[str, int]) -> list[str]:
-    """The host agent at boot: every count set again; the errors, one per netdev."""
+    """The host agent at boot: every count set again, each port on its own (one that
+    cannot be set does not hold the others back); the errors, one per netdev."""
     errors = []
-    try:
-        planned = plan(root, wanted)
-    except SriovError as exc:
-        return [str(exc)]
-    for netdev, entry in planned.items():
+    for netdev, want in sorted(wanted.items()):
         try:
-            write(root, netdev, entry["steps"])
+            write(root, netdev, steps(netdev, want, read(root, netdev)))
         except SriovError as exc:
             errors.append(str(exc))
     return errors

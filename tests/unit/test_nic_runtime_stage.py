@@ -125,3 +125,23 @@ def test_dcqcn_checks_fail_with_the_knobs_read_off_or_absent(tmp_path):
     )
     absent = {c["id"]: c for c in dcqcn_checks("apricot", sc, facts)}["dcqcn.enp23s0f0"]
     assert absent["observed"] == f"roce_np/{priority}=absent"
+
+
+def test_the_agent_main_acts_on_a_link_up_of_its_ports_only(tmp_path):
+    _tree(tmp_path)
+    knob = tmp_path / "sys/class/net/enp23s0f1/ecn/roce_np/enable/3"
+    section = {
+        "root": str(tmp_path),
+        "sriov": {p: 8 for p in PORTS},
+        "ecn": {"enp23s0f1": [str(knob)]},
+    }
+    config = tmp_path / "host-apply.json"
+    config.write_text(json.dumps({"nic_runtime": section}))
+    assert agent.main(["--config", str(config), "--interface", "eth9"]) == 0
+    assert [_numvfs(tmp_path, p) for p in PORTS] == ["0", "0"]
+    assert agent.main(["--config", str(config), "--interface", "enp23s0f1"]) == 0
+    assert [_numvfs(tmp_path, p) for p in PORTS] == ["0", "8"] and knob.read_text() == "1\n"
+    (tmp_path / "sys/class/net/enp23s0f0/device/sriov_totalvfs").write_text("4\n")
+    (tmp_path / "sys/class/net/enp23s0f1/device/sriov_numvfs").write_text("0\n")  # a reboot
+    assert agent.main(["--config", str(config)]) == 1  # 8 of 4: said, that port left alone
+    assert [_numvfs(tmp_path, p) for p in PORTS] == ["0", "8"]
