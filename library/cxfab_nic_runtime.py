@@ -5,7 +5,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: cxfab_nic_runtime
-short_description: Create the SR-IOV VFs and enable DCQCN per priority of the NIC profiles
+short_description: SR-IOV VFs, DCQCN per priority and trust of the NIC profiles
 description:
   - Reads C(nics[].runtime) of the host's structured config (the C(sriov) and C(roce)
     profiles) and sets what the card's firmware parameters leave to the running host.
@@ -16,6 +16,9 @@ description:
   - DCQCN - writes 1 to C(ecn/roce_np/enable/<prio>) and C(ecn/roce_rp/enable/<prio>) of
     each port for the profile's priorities (mlx5); a knob the driver lacks is a warning
     and C(dcqcn_missing), never passed as set.
+  - Trust - the C(roce) profile's C(trust) on its ports outside the C(lossless) section
+    (whose trust cxfab_host_qos sets), through the QoS back end (C(mlnx_qos --trust), or
+    iproute2 C(dcb app) with the DSCP table); a port without DCB fails.
   - Each setting is read first, written only where it differs and read back; check mode
     and diff supported. Installs the host agent that re-creates the VFs at boot and
     re-enables the knobs at boot and link-up.
@@ -33,6 +36,15 @@ options:
     description: Install the host agent (boot unit, link-up hook) that re-applies the settings.
     type: bool
     default: true
+  backend:
+    description: DCB back end for the trust instead of probing (C(mlnx_qos), then C(dcb)).
+    type: str
+    default: auto
+    choices: [auto, mlnx_qos, dcb]
+  mlnx_qos_path:
+    description: mlnx_qos executable (name looked up in PATH, or a path).
+    type: str
+    default: mlnx_qos
 author: cxfab
 """
 
@@ -58,6 +70,10 @@ dcqcn:
 dcqcn_missing:
   description: ECN knobs the driver does not expose, one sentence each.
   type: list
+  returned: when a profile has runtime settings
+trust:
+  description: Per port outside lossless - C(backend), the trust C(before) and C(after).
+  type: dict
   returned: when a profile has runtime settings
 persisted:
   description: Host agent files written (or that would be).

@@ -25,7 +25,7 @@ import pytest
 import yaml
 from cxfab.host.net import agent
 from cxfab.structured.hosts import sections
-from cxfab.verify.nic import dcqcn_checks, sriov_checks
+from cxfab.verify.nic import dcqcn_checks, sriov_checks, trust_checks
 
 REPO = Path(__file__).resolve().parents[2]
 EMU_BIN = REPO / "tests" / "lab" / "cxemu" / "bin"
@@ -181,7 +181,8 @@ def run(tmp_path_factory):
 def _checks(run, key):
     facts = run[key]["facts"] if "facts" in run[key] else run[key]
     sc = run["structured"]
-    return {c["id"]: c for c in sriov_checks("h", sc, facts) + dcqcn_checks("h", sc, facts)}
+    found = sriov_checks("h", sc, facts) + dcqcn_checks("h", sc, facts)
+    return {c["id"]: c for c in found + trust_checks("h", sc, facts)}
 
 
 def _slurped(result):
@@ -207,9 +208,14 @@ def test_the_vfs_are_created_dcqcn_enabled_and_a_second_run_changes_nothing(run)
     assert first["dcqcn"]["enp23s0f1"]["before"]["roce_np/3"] == 0
     assert first["dcqcn"]["enp23s0f1"]["after"] == {"roce_np/3": 1, "roce_rp/3": 1}
     assert "0000:17:00.0: 8 VFs" in run["sync_first"]["stdout"]
+    # No lossless section here: the roce profile's trust is this stage's (mlnx_qos).
+    assert first["trust"]["enp23s0f0"] == {"backend": "mlnx_qos", "before": "pcp", "after": "dscp"}
+    assert run["check"]["diff"]["after"]["trust/enp23s0f1"] == "dscp"
     second = run["second"]
     assert not second["changed"] and second["persisted"] == []
-    assert all(c["status"] == "pass" for c in _checks(run, "facts_ok").values())
+    passed = _checks(run, "facts_ok")
+    assert all(c["status"] == "pass" for c in passed.values())
+    assert {"trust.enp23s0f0", "dcqcn.enp23s0f1", "sriov.enp23s0f1.vfs"} <= set(passed)
 
 
 def test_verify_fails_a_tampered_count_with_the_observed_value(run):

@@ -145,3 +145,15 @@ def test_the_agent_main_acts_on_a_link_up_of_its_ports_only(tmp_path):
     (tmp_path / "sys/class/net/enp23s0f1/device/sriov_numvfs").write_text("0\n")  # a reboot
     assert agent.main(["--config", str(config)]) == 1  # 8 of 4: said, that port left alone
     assert [_numvfs(tmp_path, p) for p in PORTS] == ["0", "8"]
+
+
+def test_trust_outside_lossless_is_checked_with_the_observed_value():
+    from cxfab.verify.nic import trust_checks
+
+    runtime = {"trust": "dscp", "dcqcn": {"netdevs": ["p0", "p1", "p2"], "priorities": [3]}}
+    sc = {"nics": [{"runtime": runtime}], "lossless": {"ports": ["p2"]}}  # p2: host_qos's
+    facts = {"trust": {"p0": {"trust": "pcp"}, "p1": {"error": "mlnx_qos not found in PATH"}}}
+    found = {c["id"]: c for c in trust_checks("h", sc, facts)}
+    assert set(found) == {"trust.p0", "trust.p1"}
+    assert (found["trust.p0"]["status"], found["trust.p0"]["observed"]) == ("fail", "trust pcp")
+    assert found["trust.p1"]["status"] != "pass"

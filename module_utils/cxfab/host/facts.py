@@ -25,7 +25,7 @@ from .net import read_text as _read
 from .net.bondstate import parse_bonding_proc
 from .net.cpulist import format_cpulist, parse_cpulist
 from .net.dfping import df_ping
-from .net.lossless import LosslessReadError, ecn_state
+from .net.lossless import LosslessReadError, ecn_state, mlnx_qos_state, profile_trust
 from .net.roce import gids_on, read_memlock
 
 SMALL_PROBE = 56  # ping's default payload: tells "no path at all" from "path MTU too small"
@@ -286,6 +286,28 @@ def read_dcqcn(host: Host, facts: dict) -> dict | None:
     return found or None
 
 
+def read_trust(host: Host, facts: dict) -> dict | None:
+    """Trust of the roce profile's ports outside lossless (`mlnx_qos -i <port>`):
+    {port: {"trust"} or {"error"}}."""
+    wanted = profile_trust(host.structured)
+    if not wanted or host.run is None:
+        return None
+    tool = host.bin_path("mlnx_qos")
+    found: dict = {}
+    for port in sorted(wanted):
+        if not tool:
+            found[port] = {"error": "mlnx_qos not found in PATH (mlnx-tools)"}
+            continue
+        rc, out, err = host.run([tool, "-i", port])
+        try:
+            if rc != 0:
+                raise LosslessReadError(f"exit {rc}: {(err or out).strip()[:200]}")
+            found[port] = {"trust": mlnx_qos_state(out, f"mlnx_qos -i {port}")["trust"]}
+        except LosslessReadError as exc:
+            found[port] = {"error": f"mlnx_qos -i {port}: {exc}"}
+    return found
+
+
 def read_gpudirect(host: Host, facts: dict) -> dict | None:
     """Peer memory, the PCIe path, ACS and ATS of each GPU and its adapter (host with GPUs)."""
     section = host.structured.get("gpudirect")
@@ -306,6 +328,7 @@ READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("gpudirect", read_gpudirect),
     ("sriov", read_sriov),
     ("dcqcn", read_dcqcn),
+    ("trust", read_trust),
 )
 
 

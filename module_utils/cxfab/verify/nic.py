@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..common.checks import Checks
+from ..host.net.lossless import profile_trust
 from .readings import absent, failed, tool_missing
 
 
@@ -178,4 +179,25 @@ def drift_check(name: str, result) -> list[dict]:
         return out
     actions = result.get("actions") or []
     out.judge("network.config", not actions, expected, "; ".join(actions) or "no difference")
+    return out
+
+
+def trust_checks(name: str, sc: dict, facts: dict) -> list[dict]:
+    """trust.<netdev>: the roce profile's trust on its ports outside lossless (the
+    lossless ones are judged by lossless_checks), read with mlnx_qos."""
+    out = Checks(name)
+    reading = facts.get("trust") if isinstance(facts.get("trust"), dict) else {}
+    for port, want in sorted(profile_trust(sc).items()):
+        check_id, expected = f"trust.{port}", f"trust {want}"
+        got = reading.get(port)
+        if got is None:
+            out.fail(check_id, expected, "not read")
+        elif "error" in got:
+            if tool_missing(got["error"]):
+                out.unmeasured(check_id, expected, got["error"])
+            else:
+                out.fail(check_id, expected, "unreadable", got["error"])
+        else:
+            message = "" if got["trust"] == want else "run nic_runtime.yml (cxfab_nic_runtime)"
+            out.judge(check_id, got["trust"] == want, expected, f"trust {got['trust']}", message)
     return out

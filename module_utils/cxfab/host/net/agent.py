@@ -142,14 +142,20 @@ def _apply_irq(section: dict) -> list[str]:
     return []
 
 
-def _apply_qos(section: dict) -> list[str]:
+def _run(label: str, commands: dict[str, list[list[str]]]) -> list[str]:
+    """Each port's argument lists in turn; the failures, one each."""
     errors = []
-    for port, commands in section.get("commands", {}).items():
-        for argv in commands:
+    for port, argvs in commands.items():
+        for argv in argvs:
             result = subprocess.run(argv, capture_output=True, text=True, check=False)
             # Removing a root qdisc that is not there fails harmlessly.
             if result.returncode != 0 and argv[1:3] != ["qdisc", "del"]:
-                errors.append(f"qos {port}: {' '.join(argv)}: {result.stderr.strip()}")
+                errors.append(f"{label} {port}: {' '.join(argv)}: {result.stderr.strip()}")
+    return errors
+
+
+def _apply_qos(section: dict) -> list[str]:
+    errors = _run("qos", section.get("commands", {}))
     # Lossless RoCE: the ECN knobs (sysfs files the driver resets with the port).
     for port, paths in section.get("ecn", {}).items():
         errors.extend(f"ecn {port}: {error}" for error in ecn_enable(paths))
@@ -158,7 +164,7 @@ def _apply_qos(section: dict) -> list[str]:
 
 def _apply_nic_runtime(section: dict, interface: str | None = None) -> list[str]:
     """The VFs (at boot; on a link-up only the port's, a no-op when they exist) and the
-    DCQCN knobs of the NIC profiles (cxfab_nic_runtime)."""
+    DCQCN knobs and the trust commands of the NIC profiles (cxfab_nic_runtime)."""
     from .sriov import apply as sriov_apply
 
     root = section.get("root", "/")
@@ -168,6 +174,10 @@ def _apply_nic_runtime(section: dict, interface: str | None = None) -> list[str]
         wanted = {k: v for k, v in wanted.items() if k == interface}
         ecn = {k: v for k, v in ecn.items() if k == interface}
     errors = [f"sriov: {error}" for error in sriov_apply(root, wanted)] if wanted else []
+    commands = section.get("commands") or {}
+    if interface is not None:
+        commands = {k: v for k, v in commands.items() if k == interface}
+    errors += _run("trust", commands)
     for port, paths in sorted(ecn.items()):
         errors.extend(f"dcqcn {port}: {error}" for error in ecn_enable(paths))
     return errors
@@ -214,7 +224,8 @@ def main(argv=None) -> int:
     irq, qos, runtime = config.get("irq"), config.get("qos"), config.get("nic_runtime")
     if args.interface is not None:
         ours = set((irq or {}).get("interfaces", [])) | set((qos or {}).get("commands", {}))
-        ours |= set((runtime or {}).get("sriov") or {}) | set((runtime or {}).get("ecn") or {})
+        for key in ("sriov", "ecn", "commands"):
+            ours |= set((runtime or {}).get(key) or {})
         if args.interface not in ours:
             return 0
         # A port that came back up needs only its own QoS; IRQs are looked up again.

@@ -7,12 +7,15 @@ Per adapter the structured config carries `nics[].runtime` (intent/profiles.py):
   `sriov_totalvfs` refused before anything is written);
 - `dcqcn: {netdevs, priorities}` (profile roce): the mlx5 ECN knobs
   `ecn/roce_np/enable/<prio>` and `ecn/roce_rp/enable/<prio>`, through the same code
-  the lossless QoS stage enables its priority with (stages/qos.apply_ecn).
+  the lossless QoS stage enables its priority with (stages/qos.apply_ecn);
+- `trust` (profile roce) on its ports outside the lossless section (whose trust the
+  QoS stage sets): through the QoS stage's DCB back end (`mlnx_qos --trust`, or the
+  `dcb app` DSCP table); a port without DCB fails.
 
 Both are read, changed only where they differ, and read back; the host agent
 (net/agent.py, section `nic_runtime`) re-creates the VFs at boot and re-enables the
-knobs at boot and link-up. DSCP trust comes from the lossless section (host_qos);
-Max Read Request is not set (docs/firmware.md says why).
+knobs and the trust at boot and link-up. Max Read Request is not set
+(docs/firmware.md says why).
 
 The module cxfab_nic_runtime runs it.
 """
@@ -22,12 +25,15 @@ from __future__ import annotations
 import os
 
 from ..net import agent, sriov
-from .qos import apply_ecn
+from ..net.lossless import LosslessReadError, profile_trust
+from .qos import Runner, apply_ecn, choose_backend
 
 ARGUMENT_SPEC = {
     "structured": {"type": "dict", "required": True},
     "root": {"type": "path", "default": "/"},
     "persist": {"type": "bool", "default": True},
+    "backend": {"type": "str", "default": "auto", "choices": ["auto", "mlnx_qos", "dcb"]},
+    "mlnx_qos_path": {"type": "str", "default": "mlnx_qos"},
 }
 
 
@@ -66,6 +72,43 @@ def _vfs(module, root: str, counts: dict[str, int]) -> tuple[dict, dict, bool]:
     return before, after, changed
 
 
+def _read_trust(module, backend, port: str) -> str | None:
+    try:
+        return backend.read_lossless(port)["trust"]
+    except LosslessReadError as exc:
+        module.fail_json(msg=f"trust: {port}: {exc}", path="nics[].profiles.roce")
+    return None
+
+
+def _trust(module, wanted: dict[str, str]) -> tuple[dict, dict, bool]:
+    """Trust read, set where it differs, read back; ({port: result}, {port: commands},
+    changed)."""
+    results, commands, changed = {}, {}, False
+    run = Runner(module)
+    for port, trust in sorted(wanted.items()):
+        backend = choose_backend(module, run, port)
+        if backend.name == "tc":
+            module.fail_json(
+                msg=f"trust: {port} has no DCB (neither mlnx_qos nor dcb answers for it): "
+                f"the roce profile's trust {trust} cannot be set",
+                path="nics[].profiles.roce",
+            )
+        before = _read_trust(module, backend, port)
+        commands[port] = backend.trust_commands(port, trust)
+        after = before
+        if before != trust:
+            changed, after = True, trust
+            if not module.check_mode:
+                for argv in commands[port]:
+                    run(argv)
+                backend.last_text.pop(port, None)
+                after = _read_trust(module, backend, port)
+                if after != trust:
+                    module.fail_json(msg=f"trust: {port}: read {after!r} after setting {trust}")
+        results[port] = {"backend": backend.name, "before": before, "after": after}
+    return results, commands, changed
+
+
 def run(module) -> dict:
     root = module.params["root"]
     counts, dcqcn = wanted(module.params["structured"])
@@ -81,6 +124,10 @@ def run(module) -> dict:
     for netdev, priorities in sorted(dcqcn.items()):
         plan = {"ports": [netdev], "ecn_priorities": priorities}
         ecn.update(apply_ecn(module, plan, ports, root=root, label="dcqcn"))
+    trust, trust_commands, trust_changed = _trust(
+        module, profile_trust(module.params["structured"])
+    )
+    changed |= trust_changed
     missing = [m for port in sorted(ecn) for m in ecn[port]["missing"]]
     for message in missing:
         module.warn(f"dcqcn: {message}")
@@ -91,6 +138,7 @@ def run(module) -> dict:
             "root": root,
             "sriov": counts,
             "ecn": {port: info["paths"] for port, info in sorted(ecn.items())},
+            "commands": trust_commands,
         }
         persisted = agent.install(
             "nic_runtime", section, agent.sources(), root, apply=not module.check_mode
@@ -101,6 +149,11 @@ def run(module) -> dict:
             module.run_command(["systemctl", "enable", agent.UNIT_NAME], check_rc=True)
     diff_before = {f"sriov_numvfs/{n}": v for n, v in before.items()}
     diff_after = {f"sriov_numvfs/{n}": v for n, v in after.items()}
+    for port, result in trust.items():
+        diff_before[f"trust/{port}"], diff_after[f"trust/{port}"] = (
+            result["before"],
+            result["after"],
+        )
     for port, result in ports.items():
         diff_before.update({f"ecn/{port}/{k}": v for k, v in result["ecn"]["before"].items()})
         diff_after.update({f"ecn/{port}/{k}": v for k, v in result["ecn"]["after"].items()})
@@ -109,6 +162,7 @@ def run(module) -> dict:
         "sriov": {n: {"before": before[n], "after": after[n], "wanted": counts[n]} for n in counts},
         "dcqcn": {port: result["ecn"] for port, result in ports.items()},
         "dcqcn_missing": missing,
+        "trust": trust,
         "persisted": persisted,
         "diff": {"before": diff_before, "after": diff_after},
     }

@@ -113,6 +113,12 @@ class Backend:
         app = self.run([dcb, "-j", "app", "show", "dev", port, "dscp-prio"])[1]
         return lossless_lib.dcb_state(pfc, app)
 
+    def trust_commands(self, port, trust):
+        """The commands that set the port's trust alone (mlnx_qos or dcb)."""
+        if self.name == "mlnx_qos":
+            return [[self.tools["mlnx_qos"], "-i", port, *lossless_lib.mlnx_qos_trust_args(trust)]]
+        return lossless_lib.dcb_trust_args(self.tools["dcb"], port, {"trust": trust})
+
     def commands(self, port, plan, lossless=None):
         if self.name == "mlnx_qos":
             argv = backends.mlnx_qos_args(self.tools["mlnx_qos"], port, plan)
