@@ -157,3 +157,16 @@ def test_trust_outside_lossless_is_checked_with_the_observed_value():
     assert set(found) == {"trust.p0", "trust.p1"}
     assert (found["trust.p0"]["status"], found["trust.p0"]["observed"]) == ("fail", "trust pcp")
     assert found["trust.p1"]["status"] != "pass"
+
+
+def test_trust_commands_are_the_lossless_ones_trust_part():
+    from cxfab.host.stages.qos import Backend
+
+    mlnx = Backend(None, None, "mlnx_qos")
+    mlnx.tools["mlnx_qos"] = "/usr/bin/mlnx_qos"
+    assert mlnx.trust_commands("p0", "dscp") == [["/usr/bin/mlnx_qos", "-i", "p0", "--trust=dscp"]]
+    dcb = Backend(None, None, "dcb")
+    dcb.tools["dcb"] = "dcb"
+    (app,) = dcb.trust_commands("p0", "dscp")
+    assert app[:6] == ["dcb", "app", "replace", "dev", "p0", "dscp-prio"] and app[-1] == "63:7"
+    assert dcb.trust_commands("p0", "pcp") == []
