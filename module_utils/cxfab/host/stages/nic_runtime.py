@@ -12,7 +12,7 @@ Per adapter the structured config carries `nics[].runtime` (intent/profiles.py):
   QoS stage sets): through the QoS stage's DCB back end (`mlnx_qos --trust`, or the
   `dcb app` DSCP table); a port without DCB fails.
 
-Both are read, changed only where they differ, and read back; the host agent
+Each is read, changed only where it differs, and read back; the host agent
 (net/agent.py, section `nic_runtime`) re-creates the VFs at boot and re-enables the
 knobs and the trust at boot and link-up. Max Read Request is not set
 (docs/firmware.md says why).
