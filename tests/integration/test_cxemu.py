@@ -371,3 +371,28 @@ def test_pcie_knob_needs_a_fake_sysfs_tree_and_flap_counts(lab, tmp_path):
     assert (device / "current_link_speed").read_text() == "8.0 GT/s PCIe\n"
     assert admin("flap", "-d", "65:00.0").strip() == "cxa0: carrier_changes 7 -> 9"
     assert (sysfs / "class/net/cxa0/carrier_changes").read_text() == "9\n"
+
+
+def test_sriov_files_follow_sriov_en_vfs_appear_on_sync_and_go_at_reset(tmp_path):
+    sysfs = tmp_path / "sys"
+    env = {**os.environ, "CXEMU_STATE_DIR": str(tmp_path / "s"), "CXEMU_SYSFS_ROOT": str(sysfs)}
+
+    def tool(*args, check=True):
+        return subprocess.run(
+            [str(BIN / args[0]), *args[1:]], env=env, capture_output=True, text=True, check=check
+        )
+
+    tool("cxemu-admin", "seed", "--bdf", "0000:17:00.0,0000:17:00.1", "--netdevs", "pf0,pf1")
+    pf = sysfs / "bus/pci/devices/0000:17:00.0"
+    assert not (pf / "sriov_numvfs").exists()  # SRIOV_EN is off: no SR-IOV capability
+    assert (sysfs / "class/net/pf0/ecn/roce_np/enable/3").read_text() == "1\n"
+    tool("cxemu-admin", "set", "-d", "17:00.0", "config.SRIOV_EN=True", "config.NUM_OF_VFS=4")
+    assert (sysfs / "class/net/pf0/device/sriov_totalvfs").read_text() == "4\n"
+    (pf / "sriov_numvfs").write_text("2\n")
+    assert "0000:17:00.0: 2 VFs" in tool("cxemu-admin", "sync").stdout
+    assert (pf / "virtfn1/physfn").resolve() == pf.resolve()
+    (pf / "sriov_numvfs").write_text("5\n")  # the kernel refuses it (ERANGE)
+    assert "'5' refused" in tool("cxemu-admin", "sync").stdout
+    assert (pf / "sriov_numvfs").read_text() == "2\n"
+    tool("mstfwreset", "-d", "17:00.0", "-y", "reset")
+    assert (pf / "sriov_numvfs").read_text() == "0\n" and not list(pf.glob("virtfn*"))

@@ -4,13 +4,12 @@ import json
 import os
 import sys
 
-import cxfab.host.net as hostnet
 import pytest
-from cxfab.host.net import agent, cpulist, irq
+from cxfab.host.net import agent, irq
 
 
 def sources():
-    return agent.package_sources([hostnet, cpulist, irq, agent])
+    return agent.sources()
 
 
 def test_package_sources_are_the_modules_own_code():

@@ -77,6 +77,7 @@ CATEGORY_OF_PREFIX = {
     "lossless": "lossless",
     "pfc": "lossless",
     "ecn": "lossless",
+    "dcqcn": "lossless",
     "trust": "lossless",
     "roce": "lossless",
     # host network

@@ -19,12 +19,13 @@ from typing import Any
 
 from .mlnx import gpudirect, ibport
 from .mlnx.pcie import usable_gbps
-from .net import IntentError
+from .net import IntentError, sriov
 from .net import irq as sysirq
 from .net import read_text as _read
 from .net.bondstate import parse_bonding_proc
 from .net.cpulist import format_cpulist, parse_cpulist
 from .net.dfping import df_ping
+from .net.lossless import LosslessReadError, ecn_state, mlnx_qos_state, profile_trust
 from .net.roce import gids_on, read_memlock
 
 SMALL_PROBE = 56  # ping's default payload: tells "no path at all" from "path MTU too small"
@@ -268,14 +269,42 @@ def read_sriov(host: Host, facts: dict) -> dict | None:
     ]
     if not wanted:
         return None
-    found = {}
-    for netdev in wanted:
-        base = _path(host.root, "sys/class/net", netdev, "device")
-        numvfs, total = (_read(os.path.join(base, f)) for f in ("sriov_numvfs", "sriov_totalvfs"))
-        if numvfs is None or not numvfs.strip().isdigit():
-            found[netdev] = {"error": f"{base}/sriov_numvfs: unreadable ({numvfs!r})"}
+    return {netdev: sriov.read(host.root, netdev) for netdev in wanted}
+
+
+def read_dcqcn(host: Host, facts: dict) -> dict | None:
+    """The ECN knobs (`roce_np/<prio>` -> 0/1, None when absent) of the roce profile's
+    ports and priorities, or {"error": why} for a port whose knobs do not read."""
+    found: dict = {}
+    for nic in host.structured.get("nics") or []:
+        section = (nic.get("runtime") or {}).get("dcqcn") or {}
+        for netdev in section.get("netdevs") or []:
+            try:
+                found[netdev] = ecn_state(host.root, netdev, section["priorities"])
+            except LosslessReadError as exc:
+                found[netdev] = {"error": str(exc)}
+    return found or None
+
+
+def read_trust(host: Host, facts: dict) -> dict | None:
+    """Trust of the roce profile's ports outside lossless (`mlnx_qos -i <port>`):
+    {port: {"trust"} or {"error"}}."""
+    wanted = profile_trust(host.structured)
+    if not wanted or host.run is None:
+        return None
+    tool = host.bin_path("mlnx_qos")
+    found: dict = {}
+    for port in sorted(wanted):
+        if not tool:
+            found[port] = {"error": "mlnx_qos not found in PATH (mlnx-tools)"}
             continue
-        found[netdev] = {"numvfs": int(numvfs), "totalvfs": _int(total)}
+        rc, out, err = host.run([tool, "-i", port])
+        try:
+            if rc != 0:
+                raise LosslessReadError(f"exit {rc}: {(err or out).strip()[:200]}")
+            found[port] = {"trust": mlnx_qos_state(out, f"mlnx_qos -i {port}")["trust"]}
+        except LosslessReadError as exc:
+            found[port] = {"error": f"mlnx_qos -i {port}: {exc}"}
     return found
 
 
@@ -298,6 +327,8 @@ READINGS: tuple[tuple[str, Callable[[Host, dict], Any]], ...] = (
     ("probes", read_probes),
     ("gpudirect", read_gpudirect),
     ("sriov", read_sriov),
+    ("dcqcn", read_dcqcn),
+    ("trust", read_trust),
 )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 from ..common.checks import NOT_MEASURED, unmeasured
+from ..host.net.lossless import profile_trust
 from .readings import data_ports, tool_missing
 
 # Checks whose failure explains why a target's other checks are missing.
@@ -162,6 +163,9 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
                 ids.append((f"link_type.{nic['name']}.p{port['port']}", "port protocol"))
         for netdev in (nic.get("runtime") or {}).get("sriov_numvfs") or {}:
             ids.append((f"sriov.{netdev}.vfs", "SR-IOV VFs"))
+        for netdev in ((nic.get("runtime") or {}).get("dcqcn") or {}).get("netdevs") or []:
+            ids.append((f"dcqcn.{netdev}", "DCQCN"))
+    ids += [(f"trust.{port}", "trust") for port in sorted(profile_trust(sc))]
     gpudirect = sc.get("gpudirect")
     if gpudirect:
         ids.append(("gpudirect.peer_memory", "GPUDirect peer memory"))

@@ -9,11 +9,13 @@ from ..host.net.cpulist import format_cpulist, parse_cpulist
 from .gpudirect import gpudirect_checks
 from .nic import (
     activation_checks,
+    dcqcn_checks,
     drift_check,
     firmware_checks,
     link_type_checks,
     nic_state_results,
     sriov_checks,
+    trust_checks,
 )
 from .qos import lossless_checks, qos_readback_checks
 from .readings import absent, data_ports, failed
@@ -79,7 +81,8 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
 
     if facts:
         found += roce_checks(name, sc, facts) + gpudirect_checks(name, sc, facts)
-        found += sriov_checks(name, sc, facts)
+        found += sriov_checks(name, sc, facts) + dcqcn_checks(name, sc, facts)
+        found += trust_checks(name, sc, facts)
 
     # The IB readings come with the host facts (absent there: the facts were not read).
     found += ib_checks(name, sc, facts_result if not facts else {"ib": facts.get("ib")})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..common.checks import Checks
+from ..host.net.lossless import profile_trust
 from .readings import absent, failed, tool_missing
 
 
@@ -133,9 +134,37 @@ def sriov_checks(name: str, sc: dict, facts: dict) -> list[dict]:
                 message = (
                     ""
                     if got["numvfs"] == want
-                    else ("no cxfab stage creates VFs yet: write the count to sriov_numvfs")
+                    else "the VFs differ from the profile: run nic_runtime.yml (cxfab_nic_runtime)"
                 )
                 out.judge(check_id, got["numvfs"] == want, expected, observed, message)
+    return out
+
+
+def dcqcn_checks(name: str, sc: dict, facts: dict) -> list[dict]:
+    """dcqcn.<netdev>: ECN (roce_np and roce_rp) enabled on each of the roce profile's
+    priorities, read back from the driver's sysfs knobs."""
+    out = Checks(name)
+    reading = facts.get("dcqcn") if isinstance(facts.get("dcqcn"), dict) else {}
+    for nic in sc.get("nics") or []:
+        section = (nic.get("runtime") or {}).get("dcqcn") or {}
+        for netdev in section.get("netdevs") or []:
+            check_id = f"dcqcn.{netdev}"
+            expected = f"roce_np and roce_rp enabled on priorities {section['priorities']}"
+            got = reading.get(netdev)
+            if got is None:
+                out.fail(check_id, expected, "not read")
+            elif "error" in got:
+                out.fail(check_id, expected, "unreadable", got["error"])
+            else:
+                bad = {k: v for k, v in sorted(got.items()) if v != 1}
+                observed = (
+                    ", ".join(f"{k}={'absent' if v is None else v}" for k, v in bad.items())
+                    or "all enabled"
+                )
+                message = "" if not bad else "run nic_runtime.yml (cxfab_nic_runtime)"
+                if any(v is None for v in bad.values()):
+                    message = "the driver exposes no such ECN knob (mlx5 with MLNX_OFED has them)"
+                out.judge(check_id, not bad, expected, observed, message)
     return out
 
 
@@ -150,4 +179,25 @@ def drift_check(name: str, result) -> list[dict]:
         return out
     actions = result.get("actions") or []
     out.judge("network.config", not actions, expected, "; ".join(actions) or "no difference")
+    return out
+
+
+def trust_checks(name: str, sc: dict, facts: dict) -> list[dict]:
+    """trust.<netdev>: the roce profile's trust on its ports outside lossless (the
+    lossless ones are judged by lossless_checks), read with mlnx_qos."""
+    out = Checks(name)
+    reading = facts.get("trust") if isinstance(facts.get("trust"), dict) else {}
+    for port, want in sorted(profile_trust(sc).items()):
+        check_id, expected = f"trust.{port}", f"trust {want}"
+        got = reading.get(port)
+        if got is None:
+            out.fail(check_id, expected, "not read")
+        elif "error" in got:
+            if tool_missing(got["error"]):
+                out.unmeasured(check_id, expected, got["error"])
+            else:
+                out.fail(check_id, expected, "unreadable", got["error"])
+        else:
+            message = "" if got["trust"] == want else "run nic_runtime.yml (cxfab_nic_runtime)"
+            out.judge(check_id, got["trust"] == want, expected, f"trust {got['trust']}", message)
     return out

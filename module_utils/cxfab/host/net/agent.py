@@ -1,11 +1,13 @@
 """The host agent: re-applies at boot and link-up what the kernel forgets.
 
-QoS settings and IRQ affinity survive neither a reboot nor a port going down
-and up. The QoS and IRQ modules install this package's own code on the host
+QoS settings, IRQ affinity, a port's ECN knobs and its SR-IOV VFs do not survive a
+reboot (and the first three not a port going down and up). The QoS, IRQ and NIC
+runtime modules install this package's own code on the host
 (`/usr/local/lib/cxfab/cxfab/host/net/`), a launcher, one systemd unit and one
 networkd-dispatcher hook, and write their section of one JSON file. At boot and
 on every link-up the launcher runs `main()`, which re-applies each section with
-the same functions the modules used (irq.pin; the QoS back end's commands).
+the same functions the modules used (irq.pin; the QoS back end's commands;
+sriov.apply, ecn_enable).
 
 Interface names never reach a shell: the hook passes `$IFACE` as an argument
 and `main()` compares it with the names in the JSON file.
@@ -33,11 +35,12 @@ PACKAGE_FILES = (
     "cxfab/host/net/__init__.py",
     "cxfab/host/net/cpulist.py",
     "cxfab/host/net/irq.py",
+    "cxfab/host/net/sriov.py",
     "cxfab/host/net/agent.py",
 )
 
 _LAUNCHER_TEXT = f"""#!/usr/bin/python3
-# Installed by cxfab: re-applies QoS and IRQ affinity ({CONFIG}).
+# Installed by cxfab: re-applies QoS, IRQ affinity and NIC runtime settings ({CONFIG}).
 import sys
 
 sys.path.insert(0, {LIBRARY_DIR!r})
@@ -48,7 +51,7 @@ sys.exit(main())
 
 _UNIT_TEXT = f"""# Installed by cxfab.
 [Unit]
-Description=cxfab: re-apply QoS and IRQ affinity of the data ports
+Description=cxfab: re-apply QoS, IRQ affinity, ECN and SR-IOV VFs of the data ports
 After=systemd-networkd.service network.target
 Wants=network.target
 
@@ -139,17 +142,44 @@ def _apply_irq(section: dict) -> list[str]:
     return []
 
 
-def _apply_qos(section: dict) -> list[str]:
+def _run(label: str, commands: dict[str, list[list[str]]]) -> list[str]:
+    """Each port's argument lists in turn; the failures, one each."""
     errors = []
-    for port, commands in section.get("commands", {}).items():
-        for argv in commands:
+    for port, argvs in commands.items():
+        for argv in argvs:
             result = subprocess.run(argv, capture_output=True, text=True, check=False)
             # Removing a root qdisc that is not there fails harmlessly.
             if result.returncode != 0 and argv[1:3] != ["qdisc", "del"]:
-                errors.append(f"qos {port}: {' '.join(argv)}: {result.stderr.strip()}")
+                errors.append(f"{label} {port}: {' '.join(argv)}: {result.stderr.strip()}")
+    return errors
+
+
+def _apply_qos(section: dict) -> list[str]:
+    errors = _run("qos", section.get("commands", {}))
     # Lossless RoCE: the ECN knobs (sysfs files the driver resets with the port).
     for port, paths in section.get("ecn", {}).items():
         errors.extend(f"ecn {port}: {error}" for error in ecn_enable(paths))
+    return errors
+
+
+def _apply_nic_runtime(section: dict, interface: str | None = None) -> list[str]:
+    """The VFs (at boot; on a link-up only the port's, a no-op when they exist) and the
+    DCQCN knobs and the trust commands of the NIC profiles (cxfab_nic_runtime)."""
+    from .sriov import apply as sriov_apply
+
+    root = section.get("root", "/")
+    wanted = section.get("sriov") or {}
+    ecn = section.get("ecn") or {}
+    if interface is not None:
+        wanted = {k: v for k, v in wanted.items() if k == interface}
+        ecn = {k: v for k, v in ecn.items() if k == interface}
+    errors = [f"sriov: {error}" for error in sriov_apply(root, wanted)] if wanted else []
+    commands = section.get("commands") or {}
+    if interface is not None:
+        commands = {k: v for k, v in commands.items() if k == interface}
+    errors += _run("trust", commands)
+    for port, paths in sorted(ecn.items()):
+        errors.extend(f"dcqcn {port}: {error}" for error in ecn_enable(paths))
     return errors
 
 
@@ -191,9 +221,11 @@ def main(argv=None) -> int:
     if args.policy_args:
         print("ban=true" if _irqbalance_bans(config, args.policy_args[0]) else "ban=false")
         return 0
-    irq, qos = config.get("irq"), config.get("qos")
+    irq, qos, runtime = config.get("irq"), config.get("qos"), config.get("nic_runtime")
     if args.interface is not None:
         ours = set((irq or {}).get("interfaces", [])) | set((qos or {}).get("commands", {}))
+        for key in ("sriov", "ecn", "commands"):
+            ours |= set((runtime or {}).get(key) or {})
         if args.interface not in ours:
             return 0
         # A port that came back up needs only its own QoS; IRQs are looked up again.
@@ -205,9 +237,19 @@ def main(argv=None) -> int:
         elif qos:
             qos = None
     errors = (_apply_irq(irq) if irq else []) + (_apply_qos(qos) if qos else [])
+    if runtime:
+        errors += _apply_nic_runtime(runtime, args.interface)
     for error in errors:
         print(f"cxfab-host-apply: {error}", file=sys.stderr)
     return 1 if errors else 0
+
+
+def sources() -> dict[str, str]:
+    """The agent's own package files, as every module that installs it ships them."""
+    from .. import net
+    from . import cpulist, irq, sriov
+
+    return package_sources([net, cpulist, irq, sriov, sys.modules[__name__]])
 
 
 def package_sources(modules, files=PACKAGE_FILES) -> dict[str, str]:

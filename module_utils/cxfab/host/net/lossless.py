@@ -51,6 +51,19 @@ def differences(expected: dict, observed: dict) -> list[str]:
     return found
 
 
+def profile_trust(structured: dict) -> dict[str, str]:
+    """{port: trust} the roce profile asks for on ports the lossless section does not
+    cover (there the QoS stage sets trust; nics[].runtime, intent/profiles.py)."""
+    covered = set((structured.get("lossless") or {}).get("ports") or [])
+    wanted = {}
+    for nic in structured.get("nics") or []:
+        runtime = nic.get("runtime") or {}
+        for netdev in (runtime.get("dcqcn") or {}).get("netdevs") or []:
+            if runtime.get("trust") and netdev not in covered:
+                wanted[netdev] = runtime["trust"]
+    return wanted
+
+
 # ---------------------------------------------------------------- mlnx_qos
 
 _TRUST = re.compile(r"^\s*Priority trust state:\s*(\S+)\s*$")
@@ -80,7 +93,15 @@ def mlnx_qos_state(text: str, command: str = "mlnx_qos") -> dict:
 
 def mlnx_qos_args(plan: dict) -> list[str]:
     """Options appended to the port's one mlnx_qos call."""
-    return [f"--trust={plan['trust']}", "--pfc=" + ",".join(str(int(f)) for f in plan["pfc"])]
+    return [
+        *mlnx_qos_trust_args(plan["trust"]),
+        "--pfc=" + ",".join(str(int(f)) for f in plan["pfc"]),
+    ]
+
+
+def mlnx_qos_trust_args(trust: str) -> list[str]:
+    """The trust option alone (the roce profile's trust on a port outside lossless)."""
+    return [f"--trust={trust}"]
 
 
 # ---------------------------------------------------------------- iproute2 dcb
@@ -106,11 +127,15 @@ def dcb_state(pfc_json: str, app_json: str) -> dict:
 
 def dcb_args(tool: str, port: str, plan: dict) -> list[list[str]]:
     pfc = [f"{p}:{'on' if flag else 'off'}" for p, flag in enumerate(plan["pfc"])]
-    commands = [[tool, "pfc", "set", "dev", port, "prio-pfc", *pfc]]
-    if plan["trust"] == "dscp":
-        mapping = [f"{dscp}:{dscp // DSCP_PER_PRIORITY}" for dscp in range(NUM_DSCP)]
-        commands.append([tool, "app", "replace", "dev", port, "dscp-prio", *mapping])
-    return commands
+    return [[tool, "pfc", "set", "dev", port, "prio-pfc", *pfc], *dcb_trust_args(tool, port, plan)]
+
+
+def dcb_trust_args(tool: str, port: str, plan: dict) -> list[list[str]]:
+    """DSCP trust as the DCB APP table (the default map); none for pcp, the default."""
+    if plan["trust"] != "dscp":
+        return []
+    mapping = [f"{dscp}:{dscp // DSCP_PER_PRIORITY}" for dscp in range(NUM_DSCP)]
+    return [[tool, "app", "replace", "dev", port, "dscp-prio", *mapping]]
 
 
 # ---------------------------------------------------------------- ECN (sysfs)

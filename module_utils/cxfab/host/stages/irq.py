@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .. import net as hostnet
-from ..net import agent, cpulist
+from ..net import agent
 from ..net import irq as sysirq
 
 IRQBALANCE = "/usr/sbin/irqbalance"
@@ -94,7 +93,7 @@ def run(module) -> dict:
     persisted = []
     if params["persist"]:
         pcis = sorted({d["pci"] for d in result["devices"].values()})
-        sources = agent.package_sources([hostnet, cpulist, sysirq, agent])
+        sources = agent.sources()
         persisted = agent.install(
             "irq", {**section, "pci": pcis}, sources, root, apply=not module.check_mode
         )

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .. import net as hostnet
-from ..net import agent, cpulist, irq
+from ..net import agent
 from ..net import lossless as lossless_lib
 from ..net import qos as backends
 
@@ -114,6 +113,12 @@ class Backend:
         app = self.run([dcb, "-j", "app", "show", "dev", port, "dscp-prio"])[1]
         return lossless_lib.dcb_state(pfc, app)
 
+    def trust_commands(self, port, trust):
+        """The commands that set the port's trust alone (mlnx_qos or dcb)."""
+        if self.name == "mlnx_qos":
+            return [[self.tools["mlnx_qos"], "-i", port, *lossless_lib.mlnx_qos_trust_args(trust)]]
+        return lossless_lib.dcb_trust_args(self.tools["dcb"], port, {"trust": trust})
+
     def commands(self, port, plan, lossless=None):
         if self.name == "mlnx_qos":
             argv = backends.mlnx_qos_args(self.tools["mlnx_qos"], port, plan)
@@ -135,30 +140,33 @@ def read_lossless(module, backend, port):
     return {}
 
 
-def apply_ecn(module, lossless, port_results):
-    """Per lossless port: ECN knobs read, enabled where off, read back. Results go into
-    port_results[port]['ecn']; returns {port: {changed, missing, paths}}."""
+def apply_ecn(module, lossless, port_results, root=SYSFS_ROOT, label="lossless"):
+    """Per port of `lossless` (its `ports`, `ecn_priorities`): ECN knobs read, enabled
+    where off, read back. Results go into port_results[port]['ecn']; returns {port:
+    {changed, missing, paths}}. The NIC runtime stage uses it for the roce profile's
+    DCQCN priorities (label "dcqcn")."""
+    where = "cxfab_roce.lossless" if label == "lossless" else "nics[].profiles.roce"
     out = {}
     for port in lossless["ports"]:
         try:
-            before = lossless_lib.ecn_state(SYSFS_ROOT, port, lossless["ecn_priorities"])
+            before = lossless_lib.ecn_state(root, port, lossless["ecn_priorities"])
         except lossless_lib.LosslessReadError as exc:
-            module.fail_json(msg=f"lossless: {exc}", path="cxfab_roce.lossless")
+            module.fail_json(msg=f"{label}: {exc}", path=where)
         paths = [
-            lossless_lib.ecn_path(SYSFS_ROOT, port, *knob.split("/"))
+            lossless_lib.ecn_path(root, port, *knob.split("/"))
             for knob, value in sorted(before.items())
             if value is not None
         ]
-        off = lossless_lib.ecn_to_enable(SYSFS_ROOT, port, before)
+        off = lossless_lib.ecn_to_enable(root, port, before)
         after = before
         if off and not module.check_mode:
             errors = agent.ecn_enable(off)
             if errors:
-                module.fail_json(msg="lossless: ECN not enabled: " + "; ".join(errors))
-            after = lossless_lib.ecn_state(SYSFS_ROOT, port, lossless["ecn_priorities"])
+                module.fail_json(msg=f"{label}: ECN not enabled: " + "; ".join(errors))
+            after = lossless_lib.ecn_state(root, port, lossless["ecn_priorities"])
             still = [knob for knob, value in after.items() if value == 0]
             if still:
-                module.fail_json(msg=f"lossless: {port}: ECN {still} read 0 after writing 1")
+                module.fail_json(msg=f"{label}: {port}: ECN {still} read 0 after writing 1")
         elif off:
             after = {knob: (1 if value == 0 else value) for knob, value in before.items()}
         port_results.setdefault(port, {})["ecn"] = {"before": before, "after": after}
@@ -299,7 +307,7 @@ def run(module) -> dict:
         changed |= apply_memlock(module, lossless, before_all, after_all)
     persisted = []
     if module.params["persist"]:
-        sources = agent.package_sources([hostnet, cpulist, irq, agent])
+        sources = agent.sources()
         section = {"commands": reapply}
         if ecn:
             section["ecn"] = {port: info["paths"] for port, info in sorted(ecn.items())}

@@ -8,6 +8,7 @@
     cxemu-admin catalog [--list | --psid P --fw V [--pxe V] [--uefi V] | --remove P]
     cxemu-admin remove -d <dev>
     cxemu-admin flap -d <dev>          (one link down/up of the port <dev> names)
+    cxemu-admin sync [-d <dev>]        (the kernel's side of a sriov_numvfs write: VFs appear)
 
 ``set`` keys: device_type, psid, part_number, description, base_mac, fw (flash and
 running), fw.flash, fw.running, pxe, uefi, config.<PARAM> (current and next),
@@ -29,7 +30,7 @@ import re
 import subprocess
 import sys
 
-from .. import EMULATOR_TAG, catalog, ib, image, model, pcie, sysfs
+from .. import EMULATOR_TAG, catalog, ib, image, model, pcie, runtime, sysfs
 from ..pcie import PublishError
 from ..state import DeviceNotFound, Store, normalize_bdf
 
@@ -98,6 +99,7 @@ def cmd_seed(args) -> int:
         if pcie.fake_tree() is not None:
             pcie.publish(card)
             ib.publish(card, sysfs.carrier)
+            runtime.publish(card)
         if profile["available"]:
             store.catalog[card["psid"]] = model.catalog_entry(profile["available"])
             store.mark_catalog()
@@ -249,6 +251,7 @@ def cmd_set(args) -> int:
         if pcie.fake_tree() is not None:
             # The link type or the subnet manager may have changed what IB shows.
             ib.publish(draft, sysfs.carrier)
+            runtime.publish(draft)
         card.clear()
         card.update(draft)
         store.mark(card)
@@ -342,6 +345,20 @@ def cmd_flap(args) -> int:
     return 0
 
 
+def cmd_sync(args) -> int:
+    with Store() as store:
+        try:
+            cards = [store.resolve(args.device).card] if args.device else store.ordered_cards()
+        except DeviceNotFound:
+            return _fail(f"sync: -d: no emulated device {args.device!r}")
+        try:
+            done = [line for card in cards for line in runtime.sync(card)]
+        except PublishError as exc:
+            return _fail(f"sync: {exc}")
+    print("\n".join(done))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cxemu-admin",
@@ -384,6 +401,9 @@ def _parser() -> argparse.ArgumentParser:
     flap = sub.add_parser("flap", help="take the port's link down and up once")
     flap.add_argument("-d", "--device", required=True, help="BDF or mst name of the port")
     flap.set_defaults(func=cmd_flap)
+    sync = sub.add_parser("sync", help="VFs appear as the count in sriov_numvfs says")
+    sync.add_argument("-d", "--device", help="BDF or mst name (default: every card)")
+    sync.set_defaults(func=cmd_sync)
     return parser
 
 

@@ -8,6 +8,8 @@ reboots a guest behind the caller's back.
 
 import argparse
 
+from .. import runtime
+from ..pcie import fake_tree
 from ..state import Store, device_type
 from .common import MSTFLINT_VERSION, banner, confirmed, out, resolve_or_say
 
@@ -115,6 +117,9 @@ def main(argv: list[str], tool: str = "mstfwreset") -> int:
         card["firmware"]["running"] = card["firmware"]["flash"]
         for entry in card["config"].values():
             entry["current"] = entry["next"]
+        if fake_tree() is not None:
+            # The driver comes back without VFs, the ECN knobs at their start values.
+            runtime.publish(card, reset=True)
         store.mark(card)
         out("-I- FW was loaded successfully.\n")
         return 0
