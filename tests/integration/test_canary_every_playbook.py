@@ -42,7 +42,16 @@ HOST_PLAYBOOKS = [
     "experiments.yml",
     "site.yml",
     "drill.yml",
+    "nic_runtime.yml",
 ]
+# Run above with the pair.
+SWITCH_PLAYBOOKS = ["switches.yml"]
+# Only ever imported, after validate.yml: validate.yml by every playbook (it touches no
+# device), host_state.yml (the one-call host reading) by site.yml and the NIC stages,
+# nic_pending.yml as site.yml's last stage (alone it stops at once, naming validate.yml).
+IMPORTED_FIRST = ["validate.yml", "host_state.yml", "nic_pending.yml"]
+# A task list verify.yml imports twice (import_tasks), not a playbook.
+TASK_FILES = ["verify_health.yml"]
 # drill.yml past its confirmation gate, with short waits. With every host unreachable
 # Ansible ends the run at the pings, before the switch play; the switch play is run
 # on its own with DRILL_SWITCHES_ONLY.
@@ -130,6 +139,12 @@ def _executed(log: Path) -> list[str]:
         for line in log.read_text(encoding="utf-8").splitlines()
         if marker in line and "mlag-port-channel" in line and "shutdown" in line
     ]
+
+
+def test_every_playbook_is_run_here():
+    """A playbook added to playbooks/ without a canary run here fails this test."""
+    found = sorted(path.name for path in (canary.REPO_ROOT / "playbooks").glob("*.yml"))
+    assert found == sorted(HOST_PLAYBOOKS + SWITCH_PLAYBOOKS + IMPORTED_FIRST + TASK_FILES)
 
 
 def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
