@@ -12,13 +12,14 @@ holds the seed's third-party DAC and which sits in an x8 slot. The card's sysfs
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.integration import cxemu_lab
 
 REPO = Path(__file__).resolve().parents[2]
 EMU_BIN = REPO / "tests" / "lab" / "cxemu" / "bin"
@@ -96,17 +97,10 @@ def checks(tmp_path_factory):
     stub = root / "ethtool-stub"
     stub.write_text(f"#!/bin/sh\nsed '1,/^# ---$/d' {MLX5_SAMPLE}\n")
     stub.chmod(0o755)
-    env = {
-        **os.environ,
-        "PATH": f"{EMU_BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}",
-        "CXEMU_STATE_DIR": str(root / "cxemu"),
-        "CXEMU_SYSFS_ROOT": str(sysfs),
-        "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-    }
+    env = cxemu_lab.cxemu_env(root, sysfs)
 
     def admin(*args):
-        subprocess.run([str(EMU_BIN / "cxemu-admin"), *args], env=env, check=True)
+        cxemu_lab.admin(env, *args)
 
     admin("seed", "--profile", "seed000", "--bdf", f"{BDF},0000:65:00.1", "--netdevs", "cxa0,cxb0")
     # Seed 000: the refused third-party DAC on port 2, the card in an x8 slot; both

@@ -32,6 +32,8 @@ import yaml
 from cxfab.structured.hosts import sections
 from cxfab.verify.ib import ib_checks
 
+from tests.integration import cxemu_lab
+
 REPO = Path(__file__).resolve().parents[2]
 EMU_BIN = REPO / "tests" / "lab" / "cxemu" / "bin"
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
@@ -125,17 +127,10 @@ PLAYBOOK = """\
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("ipoib")
     sysfs = root / "sys"
-    env = {
-        **os.environ,
-        "PATH": f"{EMU_BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}",
-        "CXEMU_STATE_DIR": str(root / "cxemu"),
-        "CXEMU_SYSFS_ROOT": str(sysfs),
-        "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-    }
+    env = cxemu_lab.cxemu_env(root, sysfs)
 
     def admin(*args):
-        subprocess.run([str(EMU_BIN / "cxemu-admin"), *args], env=env, check=True)
+        cxemu_lab.admin(env, *args)
 
     admin("seed", "--profile", "seed000", "--bdf", "0000:3b:00.0,0000:3b:00.1",
           "--netdevs", ",".join(IB_NAMES))  # fmt: skip

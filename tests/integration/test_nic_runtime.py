@@ -16,7 +16,6 @@ agent's boot run bringing them back.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,8 @@ import yaml
 from cxfab.host.net import agent
 from cxfab.structured.hosts import sections
 from cxfab.verify.nic import dcqcn_checks, sriov_checks, trust_checks
+
+from tests.integration import cxemu_lab
 
 REPO = Path(__file__).resolve().parents[2]
 EMU_BIN = REPO / "tests" / "lab" / "cxemu" / "bin"
@@ -132,17 +133,10 @@ PLAYBOOK = """\
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("nicrt")
     sysfs = root / "sys"
-    env = {
-        **os.environ,
-        "PATH": f"{EMU_BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}",
-        "CXEMU_STATE_DIR": str(root / "cxemu"),
-        "CXEMU_SYSFS_ROOT": str(sysfs),
-        "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-    }
+    env = cxemu_lab.cxemu_env(root, sysfs)
 
     def admin(*args):
-        subprocess.run([str(EMU_BIN / "cxemu-admin"), *args], env=env, check=True)
+        cxemu_lab.admin(env, *args)
 
     admin("seed", "--profile", "seed000", "--bdf", "0000:17:00.0,0000:17:00.1",
           "--netdevs", ",".join(PORTS))  # fmt: skip
