@@ -23,7 +23,7 @@ from tests.integration.onyx_pair_lab import (  # noqa: E402
     VLAN30_LINES,
     A,
     B,
-    built_pair,
+    pair_fixture,
     statements,
     unsaved,
     wait_for_oper,
@@ -32,10 +32,7 @@ from tests.integration.onyx_pair_lab import (  # noqa: E402
 )
 from tests.integration.test_switch_roles import run_playbook  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    yield from built_pair(fixtures, tmp_path_factory, "partner_gate")
+lab = pair_fixture("partner_gate")
 
 
 def test_a_refused_line_reverts_a_vrrp_priority_and_interval_change(lab):

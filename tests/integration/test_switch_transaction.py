@@ -24,17 +24,14 @@ from tests.integration.onyx_pair_lab import (  # noqa: E402
     VLAN30_LINES,
     A,
     B,
-    built_pair,
+    pair_fixture,
     statements,
     unsaved,
     with_vlan30,
 )
 from tests.integration.test_switch_roles import run_playbook  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    yield from built_pair(fixtures, tmp_path_factory, "transaction")
+lab = pair_fixture("transaction")
 
 
 def test_a_rerun_opens_one_session_per_switch(lab):
