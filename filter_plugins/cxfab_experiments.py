@@ -28,5 +28,7 @@ class FilterModule:
             "cxfab_experiment_batches": batches.batches,
             "cxfab_experiment_batch_data": batches.batch_data,
             "cxfab_experiment_batch_records": batches.records,
+            "cxfab_experiment_retry_batch": batches.retry_batch,
+            "cxfab_experiment_with_retries": batches.with_retries,
             "cxfab_experiment_report": experiment_report,
         }

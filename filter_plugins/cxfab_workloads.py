@@ -26,6 +26,8 @@ class FilterModule:
             "cxfab_workload_client_error": workloads.client_error,
             "cxfab_workload_batch": workloads.batch,
             "cxfab_workload_records": workloads.batch_records,
+            "cxfab_workload_retry_plan": workloads.retry_plan,
+            "cxfab_workload_with_retries": workloads.with_retries,
             # roles/rdma_workloads/tasks/batch.yml: the one path of a batch of runs
             "cxfab_batch_client_runs": batch.client_runs,
             "cxfab_batch_servers_to_wait_for": batch.servers_to_wait_for,

@@ -296,6 +296,35 @@ def batch_records(plan: list, outcome: dict, pair: str) -> list:
     return [run_record(pair, *each) for each in zip(plan, clients, servers, strict=True)]
 
 
+def retry_plan(plan: list, records: list) -> list:
+    """The runs of `plan` to run once more: those whose tool ran but could not measure
+    for a reason of the moment (parsers.worth_a_retry), in plan order."""
+    return [
+        run
+        for run, rec in zip(plan, records, strict=True)
+        if parsers.worth_a_retry(rec.get("error"))
+    ]
+
+
+def with_retries(records: list, plan: list, retried: list, second: list) -> list:
+    """`records` of `plan`, each retried run's record replaced by its second try's.
+
+    retried: the runs that ran again (retry_plan, in plan order), second: their records.
+    A second try's record says `attempts: 2` and keeps the first one's error, so a
+    report shows that the figure is the second reading, or that both failed.
+    """
+    tries = list(zip(retried, second, strict=True))
+    out = []
+    for run, rec in zip(plan, records, strict=True):
+        if tries and run == tries[0][0]:
+            out.append({**tries.pop(0)[1], "attempts": 2, "first_error": rec.get("error")})
+        else:
+            out.append(rec)
+    if tries:
+        raise ValueError(f"{len(tries)} retried run(s) are not runs of the plan, in its order")
+    return out
+
+
 def listen_kind(run: dict) -> str:
     """How a run's server listens: through RDMA-CM (pingpong and rcat over rdma, perftest
     with -R) or on a TCP socket (the others, perftest's own exchange included)."""

@@ -90,3 +90,35 @@ def records(batch: dict, outcome: dict) -> list[dict]:
 def failed_records(batch: dict, why: str) -> list[dict]:
     """Every run of a batch that could not run, with the reason."""
     return [results.record(run, [], [], why) for run in batch["runs"]]
+
+
+def retry_batch(batch: dict, batch_records: list[dict]) -> dict:
+    """The runs of `batch` to run once more, as a batch of their own (no runs: none):
+    those whose tool ran but could not measure for a reason of the moment
+    (parsers.worth_a_retry). batch_records: the batch's records, in its order."""
+    runs = [
+        run
+        for run, rec in zip(batch["runs"], batch_records, strict=True)
+        if parsers.worth_a_retry(rec.get("error"))
+    ]
+    return {
+        "index": batch["index"],
+        "experiments": list(dict.fromkeys(run["experiment"] for run in runs)),
+        "runs": runs,
+        "servers": sum(len(run.get("servers") or []) for run in runs),
+    }
+
+
+def with_retries(all_records: list[dict], second: list[dict]) -> list[dict]:
+    """`all_records` with the record of each run that ran again replaced (by run id) by
+    its second try's, which says `attempts: 2` and keeps the first error."""
+    by_id = {rec["id"]: rec for rec in second}
+    out = []
+    for rec in all_records:
+        again = by_id.pop(rec.get("id"), None)
+        if again is not None:
+            rec = {**again, "attempts": 2, "first_error": rec.get("error")}
+        out.append(rec)
+    if by_id:
+        raise ValueError(f"second tries of runs that have no record: {sorted(by_id)}")
+    return out

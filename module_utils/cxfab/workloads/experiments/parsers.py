@@ -120,6 +120,18 @@ def _rows(text: str, start: int, columns: int) -> list[list[float]]:
     return rows
 
 
+# A tool that ran but could not measure for a reason of the moment, not of the fabric:
+# perftest's cycle-counter calibration (r^2 of its samples < 0.9) fails at random on a
+# loaded virtual machine (a TCG lab guest: r^2 0.873 in the CI run of 64ac4df). The
+# callers run such a run once more; a second failure stands.
+UNCALIBRATED = "perftest could not calibrate its cycle counter"
+
+
+def worth_a_retry(error: str | None) -> bool:
+    """Whether a run's error is one the same run may not repeat (UNCALIBRATED)."""
+    return bool(error) and UNCALIBRATED in error
+
+
 def perftest_bw_rows(stdout: str, tool: str = "ib_write_bw") -> list[dict]:
     """ib_write_bw / ib_read_bw text: one dict per result row (several with -a).
 
@@ -146,8 +158,7 @@ def perftest_bw_rows(stdout: str, tool: str = "ib_write_bw") -> list[dict]:
             # is reported and the run can be retried.
             raise _fail(
                 tool,
-                f"{int(row[1])} iterations of {int(row[0])} B at 0 bandwidth "
-                "(perftest could not calibrate its cycle counter)",
+                f"{int(row[1])} iterations of {int(row[0])} B at 0 bandwidth ({UNCALIBRATED})",
                 stdout,
             )
         item = {
