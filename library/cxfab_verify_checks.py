@@ -24,10 +24,11 @@ options:
     required: true
   sections:
     description:
-      - Sections of verify.yml that ran (switches, hosts, health, dataplane, qos, perf), as
-        C(cxfab_verify_sections) reads them from the tags. C(health) (link, cable and card
-        health) and C(dataplane) (the probe through the switch pair) are judged only when
-        listed.
+      - Sections of verify.yml that ran (switches, hosts, cabling, health, dataplane, qos,
+        perf), as C(cxfab_verify_sections) reads them from the tags. C(health) (link, cable
+        and card health) and C(dataplane) (the probe through the switch pair) are judged
+        only when listed. C(cabling) without C(hosts) judges only each cabled port's LLDP
+        neighbour.
     type: list
     elements: str
     default: [switches, hosts, health, dataplane, qos, perf]

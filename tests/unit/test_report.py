@@ -119,6 +119,10 @@ def test_verify_sections_follow_the_tags():
     assert sections_run(["verify_health"], []) == ["health"]
     assert sections_run(["all"], ["verify_perf"]) == everything[:-1]
     assert sections_run([], ["verify_qos", "verify_perf"]) == everything[:-2]
+    # The cabling alone; within a host run it is the host section's.
+    assert sections_run(["verify_cabling"], []) == ["cabling"]
+    assert sections_run(["verify_hosts", "verify_cabling"], []) == ["hosts", "health", "dataplane"]
+    assert sections_run(["verify_cabling", "verify_qos"], []) == ["cabling", "qos"]
 
 
 # ---------------------------------------------------------------- the report a person reads first

@@ -105,6 +105,15 @@ def bound_skips(checks: list[dict]) -> list[dict]:
 # ---------------------------------------------------------------- what intent expects
 
 
+def _cabling_ids(port: dict) -> list[tuple[str, str]]:
+    """The cabling check of a data port the intent cables to a switch port."""
+    return (
+        [(f"link.{port['netdev']}.neighbour", "LLDP neighbour (cabling)")]
+        if port.get("peer")
+        else []
+    )
+
+
 def _host_ids(sc: dict) -> list[tuple[str, str]]:
     """(id or glob, what) of the host section's checks the intent implies."""
     ids = []
@@ -116,8 +125,7 @@ def _host_ids(sc: dict) -> list[tuple[str, str]]:
             ids += [(f"link.{dev}.up", "link state"), (f"link.{dev}.speed", "link speed")]
         else:
             ids.append((f"ib.{dev}.state", "InfiniBand port state"))
-        if port.get("peer"):
-            ids.append((f"link.{dev}.neighbour", "LLDP neighbour (cabling)"))
+        ids += _cabling_ids(port)
     # The DF pings at each VLAN's MTU the structured config plans (peers and gateways).
     ids += [(probe["id"], "path MTU probe") for probe in sc.get("probes") or []]
     mtus = [bond["name"]] if bond else []
@@ -208,6 +216,8 @@ def expected_checks(structured, hosts, workloads, switches, sections, health_ran
         sc = structured[name] or {}
         if "hosts" in sections:
             out += [(i, name, what) for i, what in _host_ids(sc)]
+        elif "cabling" in sections:
+            out += [(i, name, what) for p in data_ports(sc) for i, what in _cabling_ids(p)]
         if health_ran and "health" in sections:
             out += [(i, name, what) for i, what in _health_ids(sc)]
         if "qos" in sections and sc.get("qos_measure"):

@@ -25,7 +25,7 @@ from .bounds import (  # noqa: F401  (WaiverError re-exported for the module)
     validate_waivers,
 )
 from .fleet import plan_checks
-from .host import host_checks
+from .host import cabling_section_checks, host_checks
 from .nic_health import health_checks
 from .perf import perf_checks
 from .pfc import roce_load
@@ -85,10 +85,12 @@ def all_checks(
     checks, bandwidth, qos_series, matrix = [], [], [], None
     if "switches" in sections:
         checks += switch_checks(switch_results)
-    if "hosts" in sections or "dataplane" in sections:
+    if {"hosts", "cabling", "dataplane"} & set(sections):
         for name in sorted(hosts):
             if "hosts" in sections:
                 checks += host_checks(name, structured[name], host_data.get(name))
+            elif "cabling" in sections:
+                checks += cabling_section_checks(name, structured[name], host_data.get(name))
             if "dataplane" in sections:
                 # A probe the run should have sent and did not is "not measured", never
                 # an absent check (dataplane_checks).

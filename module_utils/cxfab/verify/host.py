@@ -34,8 +34,10 @@ def format_map(mapping: dict) -> str:
     return " ".join(f"{prio}:{clean.get(prio, 0)}" for prio in range(8))
 
 
-def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
-    """Every check of one host from its structured config and the data gathered on it."""
+def _gathered(name: str, data: dict | None) -> tuple[Checks, bool, object, dict]:
+    """(failures, judged, facts_result, facts) of one host's gathered data. judged is
+    False when nothing can be judged (nothing gathered, host unreachable: one check says
+    so); facts is {} when the facts read failed (host.facts says why)."""
     out = Checks(name)
     if not data:
         out.fail(
@@ -44,7 +46,7 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
             "nothing gathered",
             "the host was unreachable or its verify tasks failed before gathering",
         )
-        return out
+        return out, False, None, {}
     facts_result = data.get("facts")
     if isinstance(facts_result, dict) and facts_result.get("unreachable"):
         # Every later read of the host would fail the same way: one check says it.
@@ -54,13 +56,28 @@ def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
             "host unreachable",
             str(facts_result.get("msg", "unreachable")),
         )
-        return out
+        return out, False, None, {}
     facts = {}
     if absent(facts_result) or failed(facts_result):
         observed = (facts_result or {}).get("msg", "not gathered")
         out.fail("host.facts", "host facts read", observed)
     else:
         facts = facts_result.get("facts") or {}
+    return out, True, facts_result, facts
+
+
+def cabling_section_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
+    """verify.yml --tags verify_cabling: only the LLDP neighbour of each cabled port
+    (or why the host's facts could not be judged)."""
+    out, _judged, _result, facts = _gathered(name, data)
+    return [*out, *cabling_checks(name, sc, facts)] if facts else list(out)
+
+
+def host_checks(name: str, sc: dict, data: dict | None) -> list[dict]:
+    """Every check of one host from its structured config and the data gathered on it."""
+    out, judged, facts_result, facts = _gathered(name, data)
+    if not judged:
+        return out
     intent = sc["network"]
     firmware, link_type = data.get("firmware") or [], data.get("link_type") or []
     if "nic_state" in data:  # verify.yml reads every NIC in one call (cxfab_nic_state)

@@ -369,7 +369,10 @@ def write_report(report: dict, reports_dir: str | os.PathLike, stamp: str | None
 
 # "dataplane" is also part of "hosts"; its own tag runs the probe through the pair alone.
 # `health` (link, cable and card health) is part of `hosts`, or alone with verify_health.
-VERIFY_SECTIONS = ("switches", "hosts", "health", "dataplane", "qos", "perf")
+# `cabling` (the LLDP neighbour of each cabled port) is part of `hosts`; its own tag
+# reads only the host facts and judges only the cabling (after a re-cabling: seconds,
+# not the minute of the whole host section).
+VERIFY_SECTIONS = ("switches", "hosts", "cabling", "health", "dataplane", "qos", "perf")
 
 
 def sections_run(run_tags, skip_tags) -> list[str]:
@@ -381,8 +384,12 @@ def sections_run(run_tags, skip_tags) -> list[str]:
     run, skip = set(run_tags or ["all"]), set(skip_tags or [])
     if "verify_hosts" in run:
         run |= {"verify_dataplane", "verify_health"}
-    return [
+    found = [
         section
         for section in VERIFY_SECTIONS
         if ("all" in run or f"verify_{section}" in run) and f"verify_{section}" not in skip
     ]
+    # The host section's checks hold the cabling ones: `cabling` names a run of those
+    # alone. (Skipping verify_cabling in a host run skips the facts read: every host
+    # check then fails as not gathered, never passes unread.)
+    return [s for s in found if not (s == "cabling" and "hosts" in found)]
