@@ -78,7 +78,7 @@ test-unit: setup
 # says SPREAD_TESTS = True (tests/integration/conftest.py).
 INTEGRATION_WORKERS ?= 4
 test-integration: setup $(INTEGRATION_PREREQS)
-	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup tests/integration $(PYTEST_ARGS)
+	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup --durations=25 tests/integration $(PYTEST_ARGS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 

@@ -65,7 +65,7 @@ test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it do
 	elif [ $$rc = 0 ] || [ $$rc = 77 ]; then \
 	  rc=0; pytest -q $(LAB_TESTS) --durations=6 $(PYTEST_ARGS) || \
 	    { r=$$?; [ $$r = 5 ] || rc=$$r; }; \
-	  pytest -q $(DEPLOYED_TESTS) -m "$(LAB_MARKS)" --durations=8 $(PYTEST_ARGS) || \
+	  pytest -q $(DEPLOYED_TESTS) -m "$(LAB_MARKS)" --durations=40 --durations-min=5 $(PYTEST_ARGS) || \
 	    { r=$$?; [ $$r = 5 ] || rc=$$r; }; \
 	fi; \
 	$(LAB) down; \
