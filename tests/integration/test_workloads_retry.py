@@ -21,11 +21,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
-
-import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -33,17 +30,6 @@ sys.path.insert(0, str(REPO))
 from tests.integration import workloads_lab  # noqa: E402
 
 pytestmark = workloads_lab.MARKS
-
-PLAYBOOK = """\
-- name: Run the workloads
-  hosts: localhost
-  gather_facts: false
-  tasks:
-    - name: Run the workloads of every pair
-      ansible.builtin.include_role:
-        name: rdma_workloads
-        tasks_from: run
-"""
 
 # argv as the plan writes it: ib_write_bw -F --report_gbits -s SIZE -D SEC -p PORT [IP]
 STAND_IN = """\
@@ -98,7 +84,6 @@ def _run(tmp_path: Path, bin_dir: Path, uncalibrated: dict[int, int]):
     rdma.write_text(RDMA_STAND_IN.format(python=sys.executable))
     rdma.chmod(0o755)
     (stand_in / "uncalibrated.json").write_text(json.dumps(uncalibrated))
-    host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     fabric = {
         "hosts": {
             "h1": {"bond": {"address": "127.0.0.1/8"}},
@@ -111,29 +96,15 @@ def _run(tmp_path: Path, bin_dir: Path, uncalibrated: dict[int, int]):
             "pairs": [{"name": "p1", "client": "h1", "server": "h2", "vlan": 1}],
         },
     }
-    inventory = {
-        "all": {
-            "hosts": {"localhost": host},
-            "children": {"hosts": {"hosts": {"h1": host, "h2": host}}},
-            "vars": {
-                "cxfab_fabric": fabric,
-                "rdma_workloads_dir": str(workloads_lab.installed_opt(tmp_path, bin_dir)),
-                "rdma_workloads_port_base": 18700 + os.getpid() % 200 * 10,
-                "rdma_workloads_duration": 1,
-                "rdma_workloads_listen_timeout": 10,
-                "rdma_workloads_timeout": 30,
-            },
-        }
+    variables = {
+        "cxfab_fabric": fabric,
+        "rdma_workloads_dir": str(workloads_lab.installed_opt(tmp_path, bin_dir)),
+        "rdma_workloads_port_base": 18700 + os.getpid() % 200 * 10,
+        "rdma_workloads_duration": 1,
+        "rdma_workloads_listen_timeout": 10,
+        "rdma_workloads_timeout": 30,
     }
-    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
-    (tmp_path / "playbooks").mkdir()
-    (tmp_path / "playbooks" / "run.yml").write_text(PLAYBOOK)
-    env = dict(workloads_lab.ansible_env(), PATH=f"{stand_in}:{os.environ['PATH']}")
-    run = subprocess.run(
-        [str(workloads_lab.ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.yml"),
-         str(tmp_path / "playbooks" / "run.yml")],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=240, check=False,
-    )  # fmt: skip
+    run = workloads_lab.run_play(tmp_path, variables, timeout=240, path_first=stand_in)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     results = json.loads((tmp_path / "build" / "workloads" / "results.json").read_text())
     perftest = {r["size_bytes"]: r for r in results if r["tool"] == "ib_write_bw"}

@@ -20,32 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tests.integration import workloads_lab  # noqa: E402
 
 pytestmark = workloads_lab.MARKS
-
-PLAYBOOK = """\
-- name: Run the workloads
-  hosts: localhost
-  gather_facts: false
-  tasks:
-    - name: Run the workloads of every pair
-      ansible.builtin.include_role:
-        name: rdma_workloads
-        tasks_from: run
-
-    - name: Keep the results for the test (check mode included)
-      ansible.builtin.copy:
-        content: "{{ rdma_workloads_results | to_json }}"
-        dest: "{{ playbook_dir }}/results.json"
-        mode: "0644"
-      check_mode: false
-"""
 
 SUCCESS_KEYS = {"pair", "tool", "transport", "size_bytes", "bits_per_second"}
 FAILURE_KEYS = SUCCESS_KEYS | {"error"}
@@ -67,33 +47,15 @@ def _fabric() -> dict:
 
 
 def _play(tmp_path: Path, bin_dir: Path, port: int, *extra: str) -> subprocess.CompletedProcess:
-    opt = workloads_lab.installed_opt(tmp_path, bin_dir)
-    host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    inventory = {
-        "all": {
-            "hosts": {"localhost": host},
-            "children": {"hosts": {"hosts": {"h1": host, "h2": host}}},
-            "vars": {
-                "cxfab_fabric": _fabric(),
-                "rdma_workloads_dir": str(opt),
-                "rdma_workloads_port_base": port,
-                "rdma_workloads_duration": 1,
-                "rdma_workloads_listen_timeout": 10,
-                "rdma_workloads_timeout": 60,
-            },
-        }
+    variables = {
+        "cxfab_fabric": _fabric(),
+        "rdma_workloads_dir": str(workloads_lab.installed_opt(tmp_path, bin_dir)),
+        "rdma_workloads_port_base": port,
+        "rdma_workloads_duration": 1,
+        "rdma_workloads_listen_timeout": 10,
+        "rdma_workloads_timeout": 60,
     }
-    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
-    (tmp_path / "playbooks").mkdir()
-    (tmp_path / "playbooks" / "run.yml").write_text(PLAYBOOK)
-    return workloads_lab.ansible_playbook(
-        "-i",
-        str(tmp_path / "inventory.yml"),
-        "-v",
-        *extra,
-        str(tmp_path / "playbooks" / "run.yml"),
-        timeout=120,
-    )
+    return workloads_lab.run_play(tmp_path, variables, "-v", *extra, timeout=120)
 
 
 def test_a_batch_records_every_run_and_a_failed_server_does_not_stop_the_next(tmp_path, bin_dir):
