@@ -771,8 +771,9 @@ def up() -> int:
         log(f"the emulated {switch_os.running()} switch pair failed to start")
         down(quiet=True)
         return 1
+    script = fabric.cabling_script(switch_os.lldp_port_id())
     cabled = subprocess.run(
-        ssh_argv(FABRIC, "bash", "-s"), input=fabric.cabling_script(), text=True,
+        ssh_argv(FABRIC, "bash", "-s"), input=script, text=True,
         capture_output=True, timeout=120, check=False,
     )  # fmt: skip
     if cabled.returncode != 0:

@@ -19,6 +19,7 @@ import json
 import os
 from pathlib import Path
 
+from tests.lab.onyx import lldp
 from tests.lab.vm.topology import INVENTORY_DIR, ONYX_RUN_DIR, REPO_ROOT, RUN_DIR
 
 CHOICES = ("onyx", "cumulus")
@@ -48,6 +49,11 @@ def running() -> str:
 def remember(chosen: str) -> None:
     CHOICE_FILE.parent.mkdir(parents=True, exist_ok=True)
     CHOICE_FILE.write_text(chosen + "\n", encoding="utf-8")
+
+
+def lldp_port_id():
+    """How the running pair's namespaces advertise their ports over LLDP."""
+    return lldp.cumulus_port_id if running() == "cumulus" else lldp.onyx_port_id
 
 
 def pair_argv(python: str, action: str, chosen: str) -> list[str]:
