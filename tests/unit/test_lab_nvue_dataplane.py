@@ -101,3 +101,10 @@ def test_a_bond_without_an_mlag_id_is_refused_not_guessed():
     del tree["interface"]["bond1"]["bond"]["mlag"]
     with pytest.raises(nvue_dataplane.NvueTreeError, match="bond1"):
         nvue_dataplane.nvue_plan(tree, "lab-sw-a", CABLED, PEER_BOTH_UP)
+
+
+def test_a_cabled_port_the_tree_does_not_name_is_down():
+    got = nvue_dataplane.nvue_plan(applied_tree("lab-sw-a"), "lab-sw-a", {**CABLED, "1/9": "x"})
+    assert got.links["swp9"].up is False and got.links["swp1"].up is True
+    blank = nvue_dataplane.nvue_plan({}, "lab-sw-a", CABLED)
+    assert not any(link.up for name, link in blank.links.items() if name.startswith("swp"))

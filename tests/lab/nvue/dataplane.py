@@ -110,6 +110,11 @@ def switch_config(tree: dict, hostname: str) -> tuple[SwitchConfig, dict[tuple[s
     if vrr_on:
         cfg.protocols.add("magp")
     interfaces = tree.get("interface") or {}
+    # A swp the tree does not name is down: NVUE brings a port up administratively by
+    # `nv set interface swpN` (Interface Configuration and Management, "Bring an
+    # Interface Up or Down"). An Onyx port is up in VLAN 1 by default instead.
+    for port in cfg.ethernets.values():
+        port.shutdown = f"swp{port.name.split('/')[1]}" not in interfaces
     for name, iface in sorted(interfaces.items()):
         kind = iface.get("type")
         if kind == "swp":
