@@ -16,13 +16,13 @@ FIXTURES = REPO / "tests" / "fixtures" / "onyx"
 GOLDEN = REPO / "tests" / "golden"
 
 
-def _templated(value, variables: dict):
+def templated(value, variables: dict):
     """Jinja in the intent's values, rendered as Ansible does (native types): the lab's
     fabric.yml templates its pair's platform from lab_switch_os."""
     if isinstance(value, dict):
-        return {k: _templated(v, variables) for k, v in value.items()}
+        return {k: templated(v, variables) for k, v in value.items()}
     if isinstance(value, list):
-        return [_templated(v, variables) for v in value]
+        return [templated(v, variables) for v in value]
     if isinstance(value, str) and "{{" in value:
         return NativeEnvironment().from_string(value).render(**variables)
     return value
@@ -38,7 +38,7 @@ def inventory_document(inventory: Path, variables: dict | None = None) -> dict:
     """The assembled (not yet validated) fabric document of an inventory directory."""
     group_vars: dict = {}
     for path in sorted((inventory / "group_vars" / "all").glob("*.yml")):
-        group_vars.update(_templated(yaml.safe_load(path.read_text()) or {}, variables or {}))
+        group_vars.update(templated(yaml.safe_load(path.read_text()) or {}, variables or {}))
     host_vars = {}
     for host_dir in sorted((inventory / "host_vars").glob("*")):
         values: dict = {}
