@@ -2,11 +2,16 @@
 # (virtme-ng), their wiring and the emulated switch pair. Included by the top-level
 # Makefile; see docs/lab.md.
 #
-#   make lab-up / lab-status / lab-down     the lab's life cycle
+#   make lab-up / lab-status / lab-down     the lab's life cycle (SWITCH_OS=onyx|cumulus)
 #   make lab-fail SWITCH=a|b | IPL=cut | PORT=<host>:<n> | SIDE=a|b; make lab-heal [same]
 #   make test-system                        lab up, pytest tests/system, lab down (always)
 
 LAB := cd $(TOP) && python -m tests.lab.vm.lab
+
+# SWITCH_OS=cumulus: the lab runs the emulated NVUE (Cumulus Linux) pair instead of the
+# Onyx one (tests/lab/vm/switch_os.py), e.g. `make demo SWITCH_OS=cumulus`.
+SWITCH_OS ?= onyx
+export SWITCH_OS
 
 SETUP_EXTRA += lab-kernel
 TEST_EXTRA  += test-system

@@ -8,6 +8,7 @@ import yaml
 from cxfab.intent import fabric as cxfab_fabric
 from cxfab.structured import switch as structured
 from cxfab.switch.onyx import render
+from jinja2.nativetypes import NativeEnvironment
 
 REPO = Path(__file__).resolve().parents[2]
 ROLES = REPO / "roles"
@@ -15,11 +16,29 @@ FIXTURES = REPO / "tests" / "fixtures" / "onyx"
 GOLDEN = REPO / "tests" / "golden"
 
 
-def inventory_fabric(inventory: Path) -> dict:
-    """The normalised fabric of an inventory directory (what validate.yml publishes)."""
+def templated(value, variables: dict):
+    """Jinja in the intent's values, rendered as Ansible does (native types): the lab's
+    fabric.yml templates its pair's platform from lab_switch_os."""
+    if isinstance(value, dict):
+        return {k: templated(v, variables) for k, v in value.items()}
+    if isinstance(value, list):
+        return [templated(v, variables) for v in value]
+    if isinstance(value, str) and "{{" in value:
+        return NativeEnvironment().from_string(value).render(**variables)
+    return value
+
+
+def inventory_fabric(inventory: Path, variables: dict | None = None) -> dict:
+    """The normalised fabric of an inventory directory (what validate.yml publishes);
+    `variables`: what the inventory's templates may read (e.g. lab_switch_os)."""
+    return cxfab_fabric.normalise(inventory_document(inventory, variables))
+
+
+def inventory_document(inventory: Path, variables: dict | None = None) -> dict:
+    """The assembled (not yet validated) fabric document of an inventory directory."""
     group_vars: dict = {}
     for path in sorted((inventory / "group_vars" / "all").glob("*.yml")):
-        group_vars.update(yaml.safe_load(path.read_text()) or {})
+        group_vars.update(templated(yaml.safe_load(path.read_text()) or {}, variables or {}))
     host_vars = {}
     for host_dir in sorted((inventory / "host_vars").glob("*")):
         values: dict = {}
@@ -27,7 +46,7 @@ def inventory_fabric(inventory: Path) -> dict:
             values.update(yaml.safe_load(path.read_text()) or {})
         if "cxfab_host" in values:
             host_vars[host_dir.name] = values["cxfab_host"]
-    return cxfab_fabric.normalise(cxfab_fabric.assemble(group_vars, host_vars))
+    return cxfab_fabric.assemble(group_vars, host_vars)
 
 
 def example_fabric(lossless: bool = True) -> dict:

@@ -1010,6 +1010,15 @@ def test_each_cabled_port_reaches_its_switch_port():
     assert found["link.ens1f0.neighbour"]["category"] == "link/cable"
 
 
+def test_a_cumulus_switch_port_name_is_its_intent_port():
+    facts = _neighbours(
+        {"sysname": "sw-a", "port_id": "swp3"}, {"sysname": "sw-b", "port_id": "swp4"}
+    )
+    found = by_id(verify_host.cabling_checks("h1", _cabled(), facts))
+    assert found["link.ens1f0.neighbour"]["status"] == "pass"  # swp3 is 1/3
+    assert found["link.ens1f1.neighbour"]["status"] == "fail"  # swp4 is not
+
+
 def test_swapped_cables_fail_naming_both_ends():
     facts = _neighbours(
         {"sysname": "sw-b", "port_id": "Eth1/3"}, {"sysname": "sw-a", "port_id": "Eth1/3"}

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from cxfab.intent import fabric
 from cxfab.intent.validate import FabricError, inventory_path, validate_inventory
+from onyx_helpers import templated
 
 from tests.tools import inventory
 
@@ -212,11 +213,14 @@ def test_assemble_takes_only_the_fabric_variables():
     assert doc == {"fabric_name": "x", "hosts": {"h1": {"a": 1}}}
 
 
-def test_lab_inventory_validates_when_present():
+@pytest.mark.parametrize("switch_os", ["onyx", "cumulus"])
+def test_lab_inventory_validates_when_present(switch_os):
     lab = REPO_ROOT / "inventories" / "lab"
     inv = inventory.load(lab) if lab.is_dir() else None
     if inv is None or "cxfab_switch_pairs" not in inv.all_vars:
         pytest.skip("inventories/lab has no fabric intent yet")
+    # The lab's pair is templated from lab_switch_os (`make lab-up SWITCH_OS=...`).
+    inv.all_vars = templated(inv.all_vars, {"lab_switch_os": switch_os})
     if "switches" not in inv.groups:  # hosts.yml is written by lab-up, with these peers
         pairs = inv.all_vars["cxfab_switch_pairs"]
         inv.groups["switches"] = [peer["name"] for pair in pairs for peer in pair["peers"]]

@@ -136,7 +136,13 @@ def link_checks(name: str, host: dict, facts: dict) -> list[dict]:
 
 
 def _switch_port(port_id: str) -> str:
-    """`Eth1/7`, `ethernet 1/7`, `1/7` -> `1/7` (how Onyx and the inventory name a port)."""
+    """`Eth1/7`, `ethernet 1/7`, `1/7` -> `1/7` (how Onyx and the inventory name a port);
+    `swp7` -> `1/7`: a Cumulus Linux switch advertises its port's name (the NVUE command
+    reference's `nv show interface lldp` lists remote ports `swp1`, `swp49`), and the
+    intent's `1/N` is its `swpN` (switch/nvue/names.py)."""
+    cumulus = re.fullmatch(r"swp([1-9][0-9]*)", port_id.strip())
+    if cumulus:
+        return f"1/{cumulus.group(1)}"
     return re.sub(r"^eth(?:ernet)?\s*", "", port_id.strip(), flags=re.IGNORECASE)
 
 

@@ -31,6 +31,21 @@ USERNAME, PASSWORD = "cumulus", "Lab-Nvue-2026!"
 START_TIMEOUT = 15.0
 
 
+def request(port: int, cert: str, credentials: tuple[str, str], method: str, path: str, body=None):
+    """(status, JSON answer) of one request to 127.0.0.1:port, TLS checked against cert."""
+    context = ssl.create_default_context(cafile=cert)
+    conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=10)
+    token = base64.b64encode(":".join(credentials).encode()).decode()
+    headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
+    data = None if body is None else json.dumps(body)
+    try:
+        conn.request(method, path, body=data, headers=headers)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        conn.close()
+
+
 @dataclass
 class NvueSwitch:
     name: str
@@ -42,17 +57,7 @@ class NvueSwitch:
 
     def request(self, method: str, path: str, body=None):
         """(status, JSON answer) of one request, TLS checked against the switch's cert."""
-        context = ssl.create_default_context(cafile=self.cert)
-        conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=context, timeout=10)
-        token = base64.b64encode(f"{USERNAME}:{PASSWORD}".encode()).decode()
-        headers = {"Authorization": f"Basic {token}", "Content-Type": "application/json"}
-        data = None if body is None else json.dumps(body)
-        try:
-            conn.request(method, path, body=data, headers=headers)
-            response = conn.getresponse()
-            return response.status, json.loads(response.read() or b"null")
-        finally:
-            conn.close()
+        return request(self.port, self.cert, (USERNAME, PASSWORD), method, path, body)
 
     def status(self) -> dict:
         status, answer = self.request("GET", "/_lab/status")

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import threading
 import time
 
 from module_utils.cxfab.switch.nvue import spec
+
+from .peering import Peering
 
 BUILD = "Cumulus Linux 5.9.2"  # `GET /nvue_v1/system` "build" (NVUE API page shows 5.4.0's)
 # `nv config apply` saves by itself from 5.9 (Config Commands): applied and saved at once.
@@ -105,6 +108,10 @@ class Switch:
         self.refused_paths: list[str] = []  # lab fault: paths the schema "does not know"
         self.garbled_paths: list[str] = []  # lab fault: show paths answered with cut JSON
         self._timer: threading.Timer | None = None
+        # The MLAG peer as the lab pair's keepalive reports it (peering.py); off (the
+        # integration tests' lone processes): the peer reads alive while MLAG is on.
+        self.peering = Peering(self)
+        self.startup_path: str | None = None  # where applies are saved (the lab pair's)
 
     # ---------------------------------------------------------------- revisions
     def create_revision(self) -> tuple[str, dict]:
@@ -190,6 +197,7 @@ class Switch:
                 self._cancel_timer()
                 if answer == "confirm_yes":
                     record["state"] = APPLIED
+                    self.save_startup()
                     record["times"]["confirmed"] = time.time()
                 else:
                     self._roll_back(rev, "Confirm answered no: rolled back")
@@ -212,6 +220,7 @@ class Switch:
             confirm = body.get("confirm")
             if confirm is None:
                 record["state"] = APPLIED
+                self.save_startup()
             else:
                 record["state"] = AWAITING
                 seconds = int(CONFIRM_TIME.match(confirm).group(1))
@@ -220,6 +229,16 @@ class Switch:
                 self._timer.daemon = True
                 self._timer.start()
             return self.public(rev)
+
+    def save_startup(self) -> None:
+        """From 5.9 `nv config apply` also saves (Config Commands): a switch that restarts
+        comes back with what was applied and confirmed, never with a revision awaiting
+        its confirm (the lab pair's `revive` reads this file back: --startup)."""
+        if self.startup_path:
+            partial = self.startup_path + ".tmp"
+            with open(partial, "w", encoding="utf-8") as handle:
+                json.dump(self.applied, handle)
+            os.replace(partial, self.startup_path)
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -258,7 +277,13 @@ class Switch:
 
     def _peer_alive(self) -> bool:
         mlag = self.applied.get("mlag") or {}
-        return mlag.get("enable") == "on" and "peer-down" not in self.faults
+        heard = self.peering.peer_alive() if self.peering.enabled else True
+        return mlag.get("enable") == "on" and "peer-down" not in self.faults and heard
+
+    def _backup_answers(self) -> bool:
+        if self.peering.enabled:
+            return self.peering.peer() is not None and "peer-down" not in self.faults
+        return self._peer_alive()
 
     def operational(self, path: tuple):
         """What `nv show ... -o json` shows for the paths the health reads ask for, None
@@ -282,8 +307,8 @@ class Switch:
                 "local-id": _lab_id(self.name),
                 "peer-id": _lab_id(self.name + "-peer") if alive else "",
                 # UNCONFIRMED meaning: True while the backup (management) link reaches
-                # the peer; the lab's switches do not talk, so: peer alive and a backup set.
-                "backup-active": alive and bool(mlag.get("backup")),
+                # the peer (peering.py; alone: while the peer reads alive) and one is set.
+                "backup-active": self._backup_answers() and bool(mlag.get("backup")),
                 "backup-reason": "",
             })  # fmt: skip
             if "peerlink.4094" in interfaces:
@@ -297,11 +322,22 @@ class Switch:
             up = True
             if kind == "peerlink":
                 up = self._peer_alive() and bool((data.get("bond") or {}).get("member"))
-            data.setdefault("link", {})["oper-status"] = "up" if up else "down"
             mlag = (data.get("bond") or {}).get("mlag")
             if kind == "bond" and mlag:
-                mlag["status"] = "dual" if self._peer_alive() else "single"
-                if self._peer_alive():
+                local = self.peering.local_bonds().get(int(mlag.get("id", 0)), False)
+                up = local and not self.peering.bonds_suspended()
+            data.setdefault("link", {})["oper-status"] = "up" if up else "down"
+            if kind == "bond" and mlag:
+                dual = (
+                    up
+                    and self._peer_alive()
+                    and (
+                        not self.peering.enabled
+                        or self.peering.peer_bond_up(int(mlag.get("id", 0)))
+                    )
+                )
+                mlag["status"] = "dual" if dual else "single"
+                if dual:
                     mlag["peer-interface"] = path[1]  # the peer's bond of the same MLAG id
             return data
         if len(path) == 4 and path[0] == "interface" and path[2:] == ("ip", "vrr"):
@@ -336,6 +372,8 @@ class Switch:
                 "faults": sorted(self.faults),
                 "refused_paths": list(self.refused_paths),
                 "garbled_paths": list(self.garbled_paths),
+                "peer_heard": self.peering.peer() is not None,
+                "ipl_cut": self.peering.ipl_cut,
             }
 
 

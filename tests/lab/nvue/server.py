@@ -18,6 +18,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import os
 import ssl
 import subprocess
@@ -26,6 +27,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from tests.lab.onyx.dataplane_agent import Target
+from tests.lab.onyx.switch import Keepalive
+
+from .dataplane_agent import NvueDataplaneAgent
 from .model import FAULTS, Garbled, NotFound, Refused, Switch
 
 ROOT = "/nvue_v1"
@@ -189,7 +194,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == ("status",) and self.command == "GET":
             return 200, switch.status()
         if path == ("fault",) and self.command == "POST":
-            lists = {"refuse-paths", "garble-paths"}
+            lists = {"refuse-paths", "garble-paths", "ipl-cut"}
             if not isinstance(body, dict) or not set(body) <= set(FAULTS) | lists:
                 raise Refused([f"fault: body must map {list(FAULTS)} or {sorted(lists)}"])
             with switch.lock:
@@ -202,6 +207,8 @@ class Handler(BaseHTTPRequestHandler):
                     switch.refused_paths = list(body["refuse-paths"])
                 if "garble-paths" in body:
                     switch.garbled_paths = list(body["garble-paths"])
+                if "ipl-cut" in body:  # the lab pair's `fail ipl`: the peer-link cable gone
+                    switch.peering.ipl_cut = body["ipl-cut"] is True
             return 200, switch.status()
         raise NotFound("/_lab/" + "/".join(path))
 
@@ -221,13 +228,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--role", choices=("primary", "secondary"), default="primary")
     parser.add_argument("--username", default="cumulus")
+    parser.add_argument(
+        "--startup", help="JSON file of the applied tree: loaded at start, written by applies"
+    )
+    parser.add_argument("--keepalive-port", type=int, help="the lab pair's (pair.py): UDP here")
+    parser.add_argument("--peer-keepalive-port", type=int, help="... and to the peer's")
+    parser.add_argument(
+        "--dataplane", help="JSON file of the lab's fabric guest (lab.py): drive this switch's "
+        "namespace there from its applied tree"
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
+    )
     # The password comes in the environment, never on a command line (`ps` shows those).
     password = os.environ.get("NVUE_LAB_PASSWORD", "CumulusLinux!")
     args.run_dir.mkdir(parents=True, exist_ok=True)
     cert, key, fingerprint = make_certificate(args.run_dir, args.name)
-    server = NvueServer(("127.0.0.1", args.port), Switch(args.name, args.role),
-                        f"{args.username}:{password}")  # fmt: skip
+    switch = Switch(args.name, args.role)
+    if args.startup:
+        switch.startup_path = args.startup
+        if Path(args.startup).exists():
+            switch.applied = json.loads(Path(args.startup).read_text(encoding="utf-8"))
+    server = NvueServer(("127.0.0.1", args.port), switch, f"{args.username}:{password}")
+    if args.keepalive_port:
+        switch.peering.enabled = True
+        Keepalive(switch.peering, args.keepalive_port, args.peer_keepalive_port).start()
+    if args.dataplane:
+        spec = json.loads(Path(args.dataplane).read_text(encoding="utf-8"))
+        mine = spec["switches"][args.name]
+        target = Target(ssh=spec["ssh"], namespace=mine["namespace"], cabled=mine["cabled"])
+        NvueDataplaneAgent(switch, target).start()
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     server.socket = context.wrap_socket(server.socket, server_side=True)

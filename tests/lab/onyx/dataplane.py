@@ -93,6 +93,7 @@ class Plan:
     fdb: set[tuple[str, int]] = field(default_factory=set)  # local (mac, vid) on br0
     ipl: str | None = None
     dual_connected: set[str] = field(default_factory=set)
+    mlag_bonds: set[str] = field(default_factory=set)  # the MPOs (NVUE: bonds with an MLAG id)
 
 
 # ---------------------------------------------------------------------- plan
@@ -136,20 +137,23 @@ def plan(
     cabled: set[str] | dict,
     peer: dict | None = None,
     vrrp_state: dict[str, str] | None = None,
+    lag_ifnames: dict[tuple[str, int], str] | None = None,
 ) -> Plan:
     """The dataplane of switch `cfg`.
 
     cabled: the ethernet ports with a cable (`1/1`, `1/35`...; a dict port -> far end
     is accepted); peer: the peer's keepalive summary (Switch.summary()) while it is
     reachable over the IPL, else None; vrrp_state: Switch.vrrp_state ("vlan:vrid" ->
-    Master|Backup|Init).
+    Master|Backup|Init); lag_ifnames: (kind, number) -> the bond's interface name where
+    the OS names it otherwise (NVUE's `peerlink`, `bond<N>`); default `po<N>`/`mpo<N>`.
     """
+    lag_ifnames = lag_ifnames or {}
     out = Plan()
     known = set(cfg.vlans)
     out.links[BRIDGE] = Link(BRIDGE, "bridge", options={"vlan_filtering": 1})
     lag_names = {}
     for number, po in sorted(cfg.port_channels.items()):
-        name = f"po{number}"
+        name = lag_ifnames.get(("port-channel", number), f"po{number}")
         lag_names[("port-channel", number)] = name
         out.links[name] = Link(
             name, "bond", up=not po.shutdown, mtu=po.mtu, master=BRIDGE,
@@ -166,8 +170,9 @@ def plan(
         else:
             out.vlans[name] = _switchport_vlans(po.switchport, known)
     for number, mpo in sorted(cfg.mpos.items()):
-        name = f"mpo{number}"
+        name = lag_ifnames.get(("mlag-port-channel", number), f"mpo{number}")
         lag_names[("mlag-port-channel", number)] = name
+        out.mlag_bonds.add(name)
         out.links[name] = Link(
             name, "bond", up=not mpo.shutdown, mtu=mpo.mtu, master=BRIDGE,
             options=_bond_options(cfg, "mlag-port-channel", number, cfg.system_mac),
@@ -199,7 +204,7 @@ def plan(
     if out.ipl and peer:
         remote = peer.get("mpos") or {}
         out.dual_connected = {
-            f"mpo{n}"
+            lag_names[("mlag-port-channel", n)]
             for n in cfg.mpos
             if local_mpo_active(cfg, n) and (remote.get(str(n)) or {}).get("active")
         }
@@ -216,7 +221,7 @@ def pair_state(want: Plan, ipl_cut: bool = False, mpos_suspended: bool = False) 
     links = dict(want.links)
     for name, link in want.links.items():
         ipl_member = ipl_cut and want.ipl is not None and link.master == want.ipl
-        suspended = mpos_suspended and link.kind == "bond" and name.startswith("mpo")
+        suspended = mpos_suspended and name in want.mlag_bonds
         if ipl_member or suspended:
             links[name] = replace(link, up=False)
     return replace(want, links=links, dual_connected=set() if ipl_cut else want.dual_connected)

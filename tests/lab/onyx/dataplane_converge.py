@@ -9,8 +9,8 @@ Inputs are the outputs, inside the switch's namespace, of:
 `converge()` returns argv lists (run them with `ip netns exec <ns>` in front), removals
 first and in the reverse of their dependencies, then creations in dependency order.
 A converged namespace gives no command. Only what the plan owns is touched: br0,
-po<N>, mpo<N>, vlan<N>, vlan<N>-m/v<N> and the nft table; cabled swp<N> ports are
-configured, never created or deleted.
+po<N>, mpo<N> (an NVUE switch's peerlink, bond<N>), vlan<N>, vlan<N>-m/v<N> and the nft
+table; cabled swp<N> ports are configured, never created or deleted.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .dataplane import BRIDGE, NFT_CHAIN, NFT_SET, NFT_TABLE, DataplaneError, Link, Plan
 
-OWNED = re.compile(r"^(br0|po\d+|mpo\d+|vlan\d+(-[mv]\d+)?)$")
+OWNED = re.compile(r"^(br0|po\d+|mpo\d+|peerlink|bond\d+|vlan\d+(-[mv]\d+)?)$")
 # Bond options that need the bond rebuilt (the kernel refuses them with members or up).
 BOND_REBUILD = ("mode", "ad_lacp_rate")
 BOND_ARG = {"miimon": "miimon", "ad_lacp_rate": "lacp_rate", "ad_actor_system": "ad_actor_system"}

@@ -38,8 +38,15 @@ def onyx_port_id(port: str) -> str:
     return f"Eth{port}"
 
 
-def lldpd_config(system_name: str, ports: list[str]) -> str:
-    """lldpcli lines the switch's lldpd runs at start (`lldpd -O FILE`)."""
+def cumulus_port_id(port: str) -> str:
+    """`1/3` -> `swp3`, the port id a Cumulus Linux switch advertises: its interface name
+    (NVUE command reference, `nv show interface lldp`: remote ports `swp1`, `swp49`)."""
+    return port_ifname(port)
+
+
+def lldpd_config(system_name: str, ports: list[str], port_id=onyx_port_id) -> str:
+    """lldpcli lines the switch's lldpd runs at start (`lldpd -O FILE`); `port_id` names
+    a port as the emulated OS advertises it."""
     lines = [
         f"configure system hostname {system_name}",
         "configure system capabilities enabled bridge",
@@ -47,20 +54,20 @@ def lldpd_config(system_name: str, ports: list[str]) -> str:
         f"configure lldp tx-hold {TX_HOLD}",
     ]
     for port in ports:
-        eth = onyx_port_id(port)
+        eth = port_id(port)
         lines.append(
             f"configure ports {port_ifname(port)} lldp portidsubtype local {eth} description {eth}"
         )
     return "\n".join(lines) + "\n"
 
 
-def start_script(namespace: str, system_name: str, ports: list[str]) -> str:
+def start_script(namespace: str, system_name: str, ports: list[str], port_id=onyx_port_id) -> str:
     """Shell (fabric guest) that starts the namespace's lldpd on `ports` only."""
     conf = f"{RUN}/{namespace}.conf"
     ifaces = ",".join(port_ifname(p) for p in ports)
     return (
         f"mkdir -p {RUN} {CHROOT}\n"
-        f"cat > {conf} <<'CXFAB_LLDP'\n{lldpd_config(system_name, ports)}CXFAB_LLDP\n"
+        f"cat > {conf} <<'CXFAB_LLDP'\n{lldpd_config(system_name, ports, port_id)}CXFAB_LLDP\n"
         f"ip netns exec {shlex.quote(namespace)} lldpd -u {socket_path(namespace)} "
         f"-I {ifaces} -O {conf} </dev/null >{RUN}/{namespace}.log 2>&1\n"
     )

@@ -247,6 +247,14 @@ def status(run_dir: Path) -> list[dict]:
     return rows
 
 
+def print_status(rows: list[dict]) -> int:
+    """One line per switch; exit status 0 when both run, 3 otherwise (both pairs' CLI)."""
+    for row in rows:
+        state = "running" if row["running"] else "stopped"
+        print(f"{row['name']} 127.0.0.1:{row['port']} {state} pid={row['pid'] or '-'}")
+    return 0 if all(r["running"] for r in rows) else 3
+
+
 def write_known_hosts(run_dir: Path, path: Path) -> None:
     """Put both switches' host keys into the known-hosts file `path` (0600)."""
     import paramiko
@@ -351,11 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.action == "stop":
             stop(args.run_dir)
         elif args.action == "status":
-            rows = status(args.run_dir)
-            for row in rows:
-                state = "running" if row["running"] else "stopped"
-                print(f"{row['name']} 127.0.0.1:{row['port']} {state} pid={row['pid'] or '-'}")
-            return 0 if all(r["running"] for r in rows) else 3
+            return print_status(status(args.run_dir))
         else:
             print(ctl(args.run_dir, args.switch, args.request))
     except PairError as exc:

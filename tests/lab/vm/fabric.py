@@ -50,7 +50,7 @@ def fabric_init_args() -> list[str]:
     return [FABRIC.mgmt_mac, *(cable.fabric_mac for cable in CABLES)]
 
 
-def cabling_script() -> str:
+def cabling_script(port_id=lldp.onyx_port_id) -> str:
     """Shell run once in the fresh fabric guest: namespaces, ports, IPL links.
 
     Idempotent enough to run twice (`ip netns add` of an existing namespace fails and
@@ -87,11 +87,12 @@ def cabling_script() -> str:
             f"ip -n {second} link set {swp} up",
         ]
     # LLDP as on a Spectrum switch: each namespace's own lldpd names its switch and
-    # advertises Eth1/N on each cabled port (the emulator's `show lldp` reads it back).
+    # advertises each cabled port as its OS does (Onyx Eth1/N, which the emulator's
+    # `show lldp` reads back; Cumulus swpN: lldp.cumulus_port_id).
     lines.append("command -v lldpd >/dev/null || { echo 'lab-fabric: no lldpd (apt package"
                  " lldpd, requirements-apt.txt)' >&2; exit 1; }")  # fmt: skip
     for switch in SWITCHES:
-        lines += lldp.start_script(switch, switch, cabled_ports(switch)).splitlines()
+        lines += lldp.start_script(switch, switch, cabled_ports(switch), port_id).splitlines()
     lines.append("echo cabled")
     return "\n".join(lines) + "\n"
 

@@ -3,7 +3,8 @@
 usage: python -m tests.lab.vm.lab {up|down|status|wire MODE|fail WHAT|heal [WHAT]}
 
 up      boot lab-host1, lab-host2 and lab-fabric (virtme-ng, TCG), cable every host port
-        to its switch port in lab-fabric, start the emulated Onyx pair (it keeps the
+        to its switch port in lab-fabric, start the emulated Onyx pair (SWITCH_OS=cumulus:
+        the NVUE pair, tests/lab/vm/switch_os.py; either keeps the
         fabric's namespaces converged to its config), wait for SSH, write
         inventories/lab/hosts.yml
 down    stop everything `up` started: guests, switch emulators, taps, sockets
@@ -37,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.lab.vm import fabric, kernel
+from tests.lab.vm import fabric, kernel, switch_os
 from tests.lab.vm.qmp import Qmp, QmpError
 from tests.lab.vm.topology import (
     CXEMU_BIN,
@@ -55,8 +56,6 @@ from tests.lab.vm.topology import (
     HOSTS_FILE,
     INVENTORY_DIR,
     KNOWN_HOSTS_FILE,
-    ONYX_PAIR,
-    ONYX_RUN_DIR,
     REPO_ROOT,
     RUN_DIR,
     SIDES,
@@ -372,11 +371,13 @@ def stop_guest(guest: Guest) -> None:
 
 
 # ---------------------------------------------------------------- switches
-def onyx(action: str, *extra: str, wait: bool = True):
+def switch_pair(action: str, *extra: str, wait: bool = True):
+    """A verb of the running switch pair's CLI (tests/lab/vm/switch_os.py: Onyx or NVUE)."""
+    chosen = switch_os.wanted() if action == "start" else switch_os.running()
     # CXFAB_LAB_SWITCHES=off runs the host guests alone (e.g. while 2201/2202 are taken).
-    if not ONYX_PAIR.exists() or os.environ.get("CXFAB_LAB_SWITCHES", "on") == "off":
+    if not switch_os.pair_exists(chosen) or os.environ.get("CXFAB_LAB_SWITCHES", "on") == "off":
         return None
-    argv = [venv_python(), "-m", "tests.lab.onyx.pair", action, "--run-dir", str(ONYX_RUN_DIR)]
+    argv = switch_os.pair_argv(venv_python(), action, chosen)
     argv.extend(extra)
     if wait:
         return subprocess.run(argv, cwd=REPO_ROOT, check=False)
@@ -385,11 +386,15 @@ def onyx(action: str, *extra: str, wait: bool = True):
 
 # ---------------------------------------------------------------- inventory
 def write_inventory() -> None:
+    chosen = switch_os.running()
+    all_vars, switch_vars = switch_os.inventory_lines(chosen, list(SWITCHES))
     lines = [
         "---",
         "# Written by `make lab-up` (tests/lab/vm/lab.py): where the lab's devices answer.",
         "# The lab's intent is in group_vars/ and host_vars/ beside this file.",
         "all:",
+        "  vars:",
+        *(line[4:] for line in all_vars),
         "  children:",
         "    hosts:",
         "      hosts:",
@@ -419,11 +424,13 @@ def write_inventory() -> None:
         "        # Switch roles run on the controller and reach the switch CLI over SSH.",
         "        ansible_connection: local",
         f"        ansible_python_interpreter: {venv_python()}",
+        *switch_vars,
     ]
     HOSTS_FILE.write_text("\n".join(lines) + "\n")
     write_known_hosts()
-    # The switches' host keys, checked by the switch roles (cxfab_switch_known_hosts).
-    onyx("known-hosts", "--known-hosts", str(SWITCHES_KNOWN_HOSTS_FILE))
+    if chosen == "onyx":
+        # The switches' host keys, checked by the switch roles (cxfab_switch_known_hosts).
+        switch_pair("known-hosts", "--known-hosts", str(SWITCHES_KNOWN_HOSTS_FILE))
 
 
 def write_known_hosts() -> None:
@@ -538,7 +545,7 @@ def _set_links(devices: list[tuple[Guest, str]], up: bool) -> None:
 def _ctl(name: str, *request: str) -> None:
     """A control request to one emulated switch; a refused one stops the fault command
     before the fault is recorded as done."""
-    result = onyx("ctl", name, *request)
+    result = switch_pair("ctl", name, *request)
     if result is not None and result.returncode != 0:
         raise SystemExit(f"lab: {name} {' '.join(request)} failed (exit {result.returncode})")
 
@@ -718,7 +725,10 @@ def up() -> int:
         (guest.run_dir / "session").write_text(f"{procs[guest.name].pid}\n")
     ports = ",".join(str(switch["port"]) for switch in SWITCHES.values())
     write_dataplane_file()
-    switches = onyx("start", "--ports", ports, "--dataplane", str(DATAPLANE_FILE), wait=False)
+    switch_os.remember(switch_os.wanted())
+    switches = switch_pair(
+        "start", "--ports", ports, "--dataplane", str(DATAPLANE_FILE), wait=False
+    )
     log(f"booting {', '.join(procs)} (kernel {info['version']}, TCG)")
     ready: dict[str, float] = {}
     deadlines = {guest.name: time.monotonic() + BOOT_TIMEOUT_S for guest in ALL_GUESTS}
@@ -758,11 +768,12 @@ def up() -> int:
         down(quiet=True)
         return 1
     if switches is not None and switches.wait() != 0:
-        log("the Onyx switch pair failed to start")
+        log(f"the emulated {switch_os.running()} switch pair failed to start")
         down(quiet=True)
         return 1
+    script = fabric.cabling_script(switch_os.lldp_port_id())
     cabled = subprocess.run(
-        ssh_argv(FABRIC, "bash", "-s"), input=fabric.cabling_script(), text=True,
+        ssh_argv(FABRIC, "bash", "-s"), input=script, text=True,
         capture_output=True, timeout=120, check=False,
     )  # fmt: skip
     if cabled.returncode != 0:
@@ -776,7 +787,8 @@ def up() -> int:
 
 
 def down(quiet: bool = False) -> int:
-    onyx("stop")
+    switch_pair("stop")
+    switch_os.CHOICE_FILE.unlink(missing_ok=True)
     for guest in ALL_GUESTS:
         stop_guest(guest)
     wire_down()
@@ -806,7 +818,7 @@ def status() -> int:
         sides = link_states()
         print("switch sides: " + ", ".join(f"{s}={'up' if sides[s] else 'CUT'}" for s in SIDES))
         print(f"wiring: {wiring()}; faults: {', '.join(sorted(faults())) or 'none'}")
-    result = onyx("status")
+    result = switch_pair("status")
     if result is not None:
         healthy &= result.returncode == 0
     return 0 if healthy else 3
