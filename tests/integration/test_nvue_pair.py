@@ -14,7 +14,8 @@ import pytest
 from module_utils.cxfab.switch.nvue.render import render
 from tests.lab.nvue import pair
 from tests.lab.nvue.fixtures import request
-from tests.lab.onyx.pair import KEEPALIVE_OFFSET, _port_free
+from tests.lab.onyx.pair import KEEPALIVE_OFFSET
+from tests.lab.switch_processes import port_free
 from tests.unit.nvue_helpers import cumulus
 
 SETTLE_S = 8.0  # the keepalive's PEER_TIMEOUT is 3 s
@@ -26,7 +27,7 @@ def free_ports() -> list[int]:
         ports = [base, base + 1]
         checks = [(p, socket.SOCK_STREAM) for p in ports]
         checks += [(p + KEEPALIVE_OFFSET, socket.SOCK_DGRAM) for p in ports]
-        if all(_port_free(p, kind) for p, kind in checks):
+        if all(port_free(p, kind) for p, kind in checks):
             return ports
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import socket
 
-from tests.lab.onyx.pair import _port_free
+from tests.lab.switch_processes import port_free
 
 
 def _time_wait_port() -> int:
@@ -39,7 +39,7 @@ def test_a_port_left_in_time_wait_is_free_for_the_switches():
         except OSError:
             blocked_without_reuse = True
     assert blocked_without_reuse, "no TIME_WAIT to test against"
-    assert _port_free(port)
+    assert port_free(port)
 
 
 def test_a_listening_port_is_in_use():
@@ -47,10 +47,10 @@ def test_a_listening_port_is_in_use():
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
-        assert not _port_free(listener.getsockname()[1])
+        assert not port_free(listener.getsockname()[1])
 
 
 def test_a_bound_udp_port_is_in_use():
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as keepalive:
         keepalive.bind(("127.0.0.1", 0))
-        assert not _port_free(keepalive.getsockname()[1], socket.SOCK_DGRAM)
+        assert not port_free(keepalive.getsockname()[1], socket.SOCK_DGRAM)

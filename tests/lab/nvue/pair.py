@@ -29,17 +29,14 @@ from pathlib import Path
 
 from tests.lab.onyx.dataplane import DataplaneError
 from tests.lab.onyx.dataplane_agent import go_dark
-from tests.lab.onyx.pair import (
-    KEEPALIVE_OFFSET,
-    NAMES,
-    PASSWORD_FILE,
-    START_TIMEOUT,
+from tests.lab.onyx.pair import KEEPALIVE_OFFSET, NAMES, PASSWORD_FILE, START_TIMEOUT
+from tests.lab.switch_processes import (
     PairError,
-    _layout,
-    _pid,
-    _port_free,
-    _terminate,
-    print_status,
+    pid_of,
+    port_free,
+    read_layout,
+    run_verb,
+    terminate,
 )
 
 from .fixtures import request
@@ -79,7 +76,7 @@ def _wait_ready(run_dir: Path, names: list[str]) -> None:
     pending = set(names)
     while pending and time.monotonic() < deadline:
         for name in list(pending):
-            if _pid(run_dir, name) is None:
+            if pid_of(run_dir, name) is None:
                 raise PairError(f"{name} exited at start; see {run_dir / (name + '.log')}")
             if (run_dir / f"{name}.json").exists():
                 pending.discard(name)
@@ -104,12 +101,12 @@ def start(
         raise PairError("--ports: give two ports, e.g. 2201,2202")
     run_dir.mkdir(parents=True, exist_ok=True)
     for name in NAMES:
-        if _pid(run_dir, name):
+        if pid_of(run_dir, name):
             raise PairError(f"{name} is already running from {run_dir}; stop it first")
         (run_dir / f"{name}.startup.json").unlink(missing_ok=True)  # a new pair starts blank
     for port in ports:
         for offset, kind in ((0, socket.SOCK_STREAM), (KEEPALIVE_OFFSET, socket.SOCK_DGRAM)):
-            if not _port_free(port + offset, kind):
+            if not port_free(port + offset, kind):
                 raise PairError(f"--ports: port {port + offset} on 127.0.0.1 is in use")
     layout = {
         "os": "cumulus",
@@ -134,14 +131,14 @@ def start(
 
 def stop(run_dir: Path) -> None:
     for name in NAMES:
-        _terminate(run_dir, name)
+        terminate(run_dir, name)
 
 
 def status(run_dir: Path) -> list[dict]:
     rows = []
-    for sw in _layout(run_dir)["switches"]:
-        pid = _pid(run_dir, sw["name"])
-        listening = pid is not None and not _port_free(sw["port"])
+    for sw in read_layout(run_dir)["switches"]:
+        pid = pid_of(run_dir, sw["name"])
+        listening = pid is not None and not port_free(sw["port"])
         rows.append({"name": sw["name"], "port": sw["port"], "pid": pid, "running": listening})
     return rows
 
@@ -149,7 +146,7 @@ def status(run_dir: Path) -> list[dict]:
 def _lab_request(run_dir: Path, name: str, method: str, path: str, body=None) -> dict:
     info = ready_info(run_dir, name)
     credentials = (
-        _layout(run_dir)["username"],
+        read_layout(run_dir)["username"],
         (run_dir / PASSWORD_FILE).read_text(encoding="utf-8").strip(),
     )
     status_code, answer = request(info["port"], info["cert"], credentials, method, path, body)
@@ -159,12 +156,12 @@ def _lab_request(run_dir: Path, name: str, method: str, path: str, body=None) ->
 
 
 def ctl(run_dir: Path, name: str, words: list[str]) -> str:
-    layout = _layout(run_dir)
+    layout = read_layout(run_dir)
     names = [s["name"] for s in layout["switches"]]
     if name not in names:
         raise PairError(f"ctl: unknown switch {name} (known: {', '.join(names)})")
     if words == ["kill"]:
-        _terminate(run_dir, name, signal.SIGKILL)
+        terminate(run_dir, name, signal.SIGKILL)
         if layout.get("dataplane"):
             spec = json.loads(Path(layout["dataplane"]).read_text(encoding="utf-8"))
             try:
@@ -173,7 +170,7 @@ def ctl(run_dir: Path, name: str, words: list[str]) -> str:
                 raise PairError(f"ctl: {name} killed, but it may still forward: {exc}") from exc
         return "ok"
     if words == ["revive"]:
-        if _pid(run_dir, name):
+        if pid_of(run_dir, name):
             raise PairError(f"ctl: {name} is running")
         _spawn(run_dir, layout, names.index(name))
         _wait_ready(run_dir, [name])
@@ -202,22 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     p_ctl.add_argument("switch")
     p_ctl.add_argument("request", nargs="+")
     args = parser.parse_args(argv)
-    try:
-        if args.action == "start":
-            ports = [int(p) for p in args.ports.split(",") if p.strip()]
-            layout = start(args.run_dir, ports, dataplane=args.dataplane)
-            for sw in layout["switches"]:
-                print(f"{sw['name']} https://127.0.0.1:{sw['port']}")
-        elif args.action == "stop":
-            stop(args.run_dir)
-        elif args.action == "status":
-            return print_status(status(args.run_dir))
-        else:
-            print(ctl(args.run_dir, args.switch, args.request))
-    except PairError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_verb(args, _start_verb, stop, status, ctl)
+
+
+def _start_verb(args: argparse.Namespace) -> None:
+    ports = [int(p) for p in args.ports.split(",") if p.strip()]
+    layout = start(args.run_dir, ports, dataplane=args.dataplane)
+    for sw in layout["switches"]:
+        print(f"{sw['name']} https://127.0.0.1:{sw['port']}")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,7 @@ new host key (a changed key, as after a swap or an attack).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import shutil
 import signal
 import socket
@@ -35,6 +33,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests.lab.switch_processes import (
+    PairError,
+    pid_of,
+    port_free,
+    read_layout,
+    run_verb,
+    terminate,
+)
 
 from .dataplane import DataplaneError
 from .dataplane_agent import go_dark
@@ -50,29 +57,6 @@ PASSWORD_FILE = "login.password"  # read by tests.lab.onyx.server
 START_TIMEOUT = 90.0
 
 
-class PairError(Exception):
-    pass
-
-
-def _layout(run_dir: Path) -> dict:
-    path = run_dir / "pair.json"
-    if not path.exists():
-        raise PairError(f"{path}: no pair was started in this run directory")
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _pid(run_dir: Path, name: str) -> int | None:
-    path = run_dir / f"{name}.pid"
-    if not path.exists():
-        return None
-    pid = int(path.read_text().strip())
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    return pid
-
-
 def _ssh_ready(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
@@ -80,19 +64,6 @@ def _ssh_ready(port: int) -> bool:
             return sock.recv(8).startswith(b"SSH-2.0")
     except OSError:
         return False
-
-
-def _port_free(port: int, kind: int = socket.SOCK_STREAM) -> bool:
-    """Whether the switches could bind the port as they do (TCP with SO_REUSEADDR, so
-    the last lab's connections still in TIME_WAIT do not count; a listener does)."""
-    with socket.socket(socket.AF_INET, kind) as sock:
-        if kind == socket.SOCK_STREAM:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _spawn(run_dir: Path, layout: dict, index: int) -> int:
@@ -128,7 +99,7 @@ def _wait_ready(run_dir: Path, layout: dict, names: list[str]) -> None:
     pending = {s["name"]: s["port"] for s in layout["switches"] if s["name"] in names}
     while pending and time.monotonic() < deadline:
         for name, port in list(pending.items()):
-            if _pid(run_dir, name) is None:
+            if pid_of(run_dir, name) is None:
                 raise PairError(f"{name} exited at start; see {run_dir / (name + '.log')}")
             if _ssh_ready(port):
                 pending.pop(name)
@@ -154,7 +125,7 @@ def start(
         raise PairError("--from-config: give two files, sw-a.cfg,sw-b.cfg")
     run_dir.mkdir(parents=True, exist_ok=True)
     for name in NAMES:
-        if _pid(run_dir, name):
+        if pid_of(run_dir, name):
             raise PairError(f"{name} is already running from {run_dir}; stop it first")
     for port in ports:
         for offset, kind in (
@@ -162,7 +133,7 @@ def start(
             (KEEPALIVE_OFFSET, socket.SOCK_DGRAM),
             (CTL_OFFSET, socket.SOCK_STREAM),
         ):
-            if not _port_free(port + offset, kind):
+            if not port_free(port + offset, kind):
                 raise PairError(f"--ports: port {port + offset} on 127.0.0.1 is in use")
     layout = {
         "version": version,
@@ -204,38 +175,16 @@ def start(
     return layout
 
 
-def _terminate(run_dir: Path, name: str, sig: int = signal.SIGTERM) -> None:
-    pid = _pid(run_dir, name)
-    if pid is not None:
-        os.killpg(pid, sig)
-        deadline = time.monotonic() + 5.0
-        while _pid(run_dir, name) is not None and time.monotonic() < deadline:
-            _reap(pid)
-            time.sleep(0.05)
-        if _pid(run_dir, name) is not None:
-            os.killpg(pid, signal.SIGKILL)
-            while _pid(run_dir, name) is not None:
-                _reap(pid)
-                time.sleep(0.05)
-    (run_dir / f"{name}.pid").unlink(missing_ok=True)
-
-
-def _reap(pid: int) -> None:
-    """Collect the exit status when this process is the parent (fixtures start it)."""
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
-
-
 def stop(run_dir: Path) -> None:
     for name in NAMES:
-        _terminate(run_dir, name)
+        terminate(run_dir, name)
 
 
 def status(run_dir: Path) -> list[dict]:
-    layout = _layout(run_dir)
+    layout = read_layout(run_dir)
     rows = []
     for sw in layout["switches"]:
-        pid = _pid(run_dir, sw["name"])
+        pid = pid_of(run_dir, sw["name"])
         rows.append(
             {
                 "name": sw["name"],
@@ -247,19 +196,11 @@ def status(run_dir: Path) -> list[dict]:
     return rows
 
 
-def print_status(rows: list[dict]) -> int:
-    """One line per switch; exit status 0 when both run, 3 otherwise (both pairs' CLI)."""
-    for row in rows:
-        state = "running" if row["running"] else "stopped"
-        print(f"{row['name']} 127.0.0.1:{row['port']} {state} pid={row['pid'] or '-'}")
-    return 0 if all(r["running"] for r in rows) else 3
-
-
 def write_known_hosts(run_dir: Path, path: Path) -> None:
     """Put both switches' host keys into the known-hosts file `path` (0600)."""
     import paramiko
 
-    layout = _layout(run_dir)
+    layout = read_layout(run_dir)
     entries = {}
     for sw in layout["switches"]:
         key = paramiko.RSAKey(filename=str(run_dir / f"{sw['name']}.host_key"))
@@ -278,13 +219,13 @@ def write_known_hosts(run_dir: Path, path: Path) -> None:
 
 
 def ctl(run_dir: Path, name: str, request: list[str]) -> str:
-    layout = _layout(run_dir)
+    layout = read_layout(run_dir)
     names = [s["name"] for s in layout["switches"]]
     if name not in names:
         raise PairError(f"ctl: unknown switch {name} (known: {', '.join(names)})")
     index = names.index(name)
     if request == ["kill"]:
-        _terminate(run_dir, name, signal.SIGKILL)
+        terminate(run_dir, name, signal.SIGKILL)
         if layout.get("dataplane"):
             spec = json.loads(Path(layout["dataplane"]).read_text(encoding="utf-8"))
             try:
@@ -293,13 +234,13 @@ def ctl(run_dir: Path, name: str, request: list[str]) -> str:
                 raise PairError(f"ctl: {name} killed, but it may still forward: {exc}") from exc
         return "ok"
     if request == ["rekey"]:
-        _terminate(run_dir, name, signal.SIGKILL)
+        terminate(run_dir, name, signal.SIGKILL)
         (run_dir / f"{name}.host_key").unlink(missing_ok=True)
         _spawn(run_dir, layout, index)
         _wait_ready(run_dir, layout, [name])
         return "ok"
     if request == ["revive"]:
-        if _pid(run_dir, name):
+        if pid_of(run_dir, name):
             raise PairError(f"ctl: {name} is running")
         _spawn(run_dir, layout, index)
         _wait_ready(run_dir, layout, [name])
@@ -342,30 +283,23 @@ def main(argv: list[str] | None = None) -> int:
     p_ctl.add_argument("switch")
     p_ctl.add_argument("request", nargs="+")
     args = parser.parse_args(argv)
-    try:
-        if args.action == "start":
-            ports = [int(p) for p in args.ports.split(",") if p.strip()]
-            configs = [Path(p) for p in args.from_config.split(",")] if args.from_config else None
-            layout = start(
-                args.run_dir, ports, args.version, args.async_messages, configs,
-                dataplane=args.dataplane,
-            )  # fmt: skip
-            if args.known_hosts:
-                write_known_hosts(args.run_dir, args.known_hosts)
-            for sw in layout["switches"]:
-                print(f"{sw['name']} 127.0.0.1:{sw['port']}")
-        elif args.action == "known-hosts":
-            write_known_hosts(args.run_dir, args.known_hosts)
-        elif args.action == "stop":
-            stop(args.run_dir)
-        elif args.action == "status":
-            return print_status(status(args.run_dir))
-        else:
-            print(ctl(args.run_dir, args.switch, args.request))
-    except PairError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_verb(
+        args, _start_verb, stop, status, ctl,
+        **{"known-hosts": lambda a: write_known_hosts(a.run_dir, a.known_hosts)},
+    )  # fmt: skip
+
+
+def _start_verb(args: argparse.Namespace) -> None:
+    ports = [int(p) for p in args.ports.split(",") if p.strip()]
+    configs = [Path(p) for p in args.from_config.split(",")] if args.from_config else None
+    layout = start(
+        args.run_dir, ports, args.version, args.async_messages, configs,
+        dataplane=args.dataplane,
+    )  # fmt: skip
+    if args.known_hosts:
+        write_known_hosts(args.run_dir, args.known_hosts)
+    for sw in layout["switches"]:
+        print(f"{sw['name']} 127.0.0.1:{sw['port']}")
 
 
 if __name__ == "__main__":
