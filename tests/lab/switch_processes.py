@@ -11,9 +11,13 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests.lab.onyx.dataplane import DataplaneError
+from tests.lab.onyx.dataplane_agent import go_dark
 
 
 class PairError(Exception):
@@ -72,6 +76,18 @@ def reap(pid: int) -> None:
     """Collect the exit status when this process is the parent (fixtures start it)."""
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def kill(run_dir: Path, layout: dict, name: str) -> None:
+    """`ctl <switch> kill`: the switch's processes SIGKILLed and, with a dataplane twin,
+    its namespace's ports dark (a dead switch forwards nothing)."""
+    terminate(run_dir, name, signal.SIGKILL)
+    if layout.get("dataplane"):
+        spec = json.loads(Path(layout["dataplane"]).read_text(encoding="utf-8"))
+        try:
+            go_dark(spec, name)
+        except (DataplaneError, OSError, subprocess.SubprocessError) as exc:
+            raise PairError(f"ctl: {name} killed, but it may still forward: {exc}") from exc
 
 
 def print_status(rows: list[dict]) -> int:

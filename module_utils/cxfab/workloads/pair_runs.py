@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from . import marking as workload_marking
-from .experiments import parsers
+from .experiments import parsers, retries
 from .experiments.plan import host_address
 from .experiments.plan import listen_kind as plan_listen_kind
 from .planned import PlannedPair
@@ -297,32 +297,17 @@ def batch_records(plan: list, outcome: dict, pair: str) -> list:
 
 
 def retry_plan(plan: list, records: list) -> list:
-    """The runs of `plan` to run once more: those whose tool ran but could not measure
-    for a reason of the moment (parsers.worth_a_retry), in plan order."""
-    return [
-        run
-        for run, rec in zip(plan, records, strict=True)
-        if parsers.worth_a_retry(rec.get("error"))
-    ]
+    """The runs of `plan` whose tool could not measure for a reason of the moment, to
+    run once more (retries.worth_a_retry), in plan order."""
+    return retries.to_retry(plan, records)
 
 
 def with_retries(records: list, plan: list, retried: list, second: list) -> list:
     """`records` of `plan`, each retried run's record replaced by its second try's.
 
     retried: the runs that ran again (retry_plan, in plan order), second: their records.
-    A second try's record says `attempts: 2` and keeps the first one's error, so a
-    report shows that the figure is the second reading, or that both failed.
     """
-    tries = list(zip(retried, second, strict=True))
-    out = []
-    for run, rec in zip(plan, records, strict=True):
-        if tries and run == tries[0][0]:
-            out.append({**tries.pop(0)[1], "attempts": 2, "first_error": rec.get("error")})
-        else:
-            out.append(rec)
-    if tries:
-        raise ValueError(f"{len(tries)} retried run(s) are not runs of the plan, in its order")
-    return out
+    return retries.with_second_tries(records, plan, second, retried)
 
 
 def listen_kind(run: dict) -> str:

@@ -5,8 +5,9 @@
   python -m tests.lab.nvue.pair stop   --run-dir DIR
   python -m tests.lab.nvue.pair ctl    --run-dir DIR <switch> kill|revive|cut-ipl|heal-ipl|status
 
-The same verbs as the Onyx pair (tests/lab/onyx/pair.py, whose process helpers this
-reuses), so `lab fail switch a` and `lab fail ipl` work on either. Switch N serves
+The same verbs as the Onyx pair (tests/lab/onyx/pair.py; both on the process helpers
+of tests/lab/switch_processes.py), so `lab fail switch a` and `lab fail ipl` work on
+either. Switch N serves
 NVUE's REST API over HTTPS on its port P (user and password as given to start(); the
 password kept 0600 in DIR/login.password and handed over in the environment) and its
 MLAG keepalive (UDP, peering.py) on P+100, all on 127.0.0.1. DIR holds pair.json,
@@ -20,18 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tests.lab.onyx.dataplane import DataplaneError
-from tests.lab.onyx.dataplane_agent import go_dark
 from tests.lab.onyx.pair import KEEPALIVE_OFFSET, NAMES, PASSWORD_FILE, START_TIMEOUT
 from tests.lab.switch_processes import (
     PairError,
+    kill,
     pid_of,
     port_free,
     read_layout,
@@ -161,13 +160,7 @@ def ctl(run_dir: Path, name: str, words: list[str]) -> str:
     if name not in names:
         raise PairError(f"ctl: unknown switch {name} (known: {', '.join(names)})")
     if words == ["kill"]:
-        terminate(run_dir, name, signal.SIGKILL)
-        if layout.get("dataplane"):
-            spec = json.loads(Path(layout["dataplane"]).read_text(encoding="utf-8"))
-            try:
-                go_dark(spec, name)
-            except (DataplaneError, OSError, subprocess.SubprocessError) as exc:
-                raise PairError(f"ctl: {name} killed, but it may still forward: {exc}") from exc
+        kill(run_dir, layout, name)
         return "ok"
     if words == ["revive"]:
         if pid_of(run_dir, name):

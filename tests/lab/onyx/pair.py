@@ -36,15 +36,13 @@ from pathlib import Path
 
 from tests.lab.switch_processes import (
     PairError,
+    kill,
     pid_of,
     port_free,
     read_layout,
     run_verb,
     terminate,
 )
-
-from .dataplane import DataplaneError
-from .dataplane_agent import go_dark
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 NAMES = ("lab-sw-a", "lab-sw-b")
@@ -225,13 +223,7 @@ def ctl(run_dir: Path, name: str, request: list[str]) -> str:
         raise PairError(f"ctl: unknown switch {name} (known: {', '.join(names)})")
     index = names.index(name)
     if request == ["kill"]:
-        terminate(run_dir, name, signal.SIGKILL)
-        if layout.get("dataplane"):
-            spec = json.loads(Path(layout["dataplane"]).read_text(encoding="utf-8"))
-            try:
-                go_dark(spec, name)
-            except (DataplaneError, OSError, subprocess.SubprocessError) as exc:
-                raise PairError(f"ctl: {name} killed, but it may still forward: {exc}") from exc
+        kill(run_dir, layout, name)
         return "ok"
     if request == ["rekey"]:
         terminate(run_dir, name, signal.SIGKILL)

@@ -10,7 +10,7 @@ waiting at once; a run is never split.
 
 from __future__ import annotations
 
-from . import parsers, results
+from . import parsers, results, retries
 
 MAX_SERVERS = 48
 
@@ -94,13 +94,9 @@ def failed_records(batch: dict, why: str) -> list[dict]:
 
 def retry_batch(batch: dict, batch_records: list[dict]) -> dict:
     """The runs of `batch` to run once more, as a batch of their own (no runs: none):
-    those whose tool ran but could not measure for a reason of the moment
-    (parsers.worth_a_retry). batch_records: the batch's records, in its order."""
-    runs = [
-        run
-        for run, rec in zip(batch["runs"], batch_records, strict=True)
-        if parsers.worth_a_retry(rec.get("error"))
-    ]
+    those whose tool could not measure for a reason of the moment (retries.py).
+    batch_records: the batch's records, in its order."""
+    runs = retries.to_retry(batch["runs"], batch_records)
     return {
         "index": batch["index"],
         "experiments": list(dict.fromkeys(run["experiment"] for run in runs)),
@@ -111,14 +107,6 @@ def retry_batch(batch: dict, batch_records: list[dict]) -> dict:
 
 def with_retries(all_records: list[dict], second: list[dict]) -> list[dict]:
     """`all_records` with the record of each run that ran again replaced (by run id) by
-    its second try's, which says `attempts: 2` and keeps the first error."""
-    by_id = {rec["id"]: rec for rec in second}
-    out = []
-    for rec in all_records:
-        again = by_id.pop(rec.get("id"), None)
-        if again is not None:
-            rec = {**again, "attempts": 2, "first_error": rec.get("error")}
-        out.append(rec)
-    if by_id:
-        raise ValueError(f"second tries of runs that have no record: {sorted(by_id)}")
-    return out
+    its second try's (retries.with_second_tries)."""
+    ids = [rec.get("id") for rec in all_records]
+    return retries.with_second_tries(all_records, ids, second, [rec["id"] for rec in second])

@@ -120,16 +120,8 @@ def _rows(text: str, start: int, columns: int) -> list[list[float]]:
     return rows
 
 
-# A tool that ran but could not measure for a reason of the moment, not of the fabric:
-# perftest's cycle-counter calibration (r^2 of its samples < 0.9) fails at random on a
-# loaded virtual machine (a TCG lab guest: r^2 0.873 in the CI run of 64ac4df). The
-# callers run such a run once more; a second failure stands.
+# perftest's clock could not be calibrated: the run may be tried once more (retries.py).
 UNCALIBRATED = "perftest could not calibrate its cycle counter"
-
-
-def worth_a_retry(error: str | None) -> bool:
-    """Whether a run's error is one the same run may not repeat (UNCALIBRATED)."""
-    return bool(error) and UNCALIBRATED in error
 
 
 def perftest_bw_rows(stdout: str, tool: str = "ib_write_bw") -> list[dict]:
