@@ -156,7 +156,7 @@ class Bench:
             "bytes_per_s": sum(r["bits_per_second"] for r in sums) / 8,
         }
 
-    def stencil(self, isa: str, size: int, iterations: int) -> dict:
+    def stencil(self, isa: str, size: int, iterations: int, copy_slots: int = 1) -> dict:
         return run_json(
             [
                 str(self.build / "stencil-bench"),
@@ -166,6 +166,8 @@ class Bench:
                 str(size),
                 "--iterations",
                 str(iterations),
+                "--copy-slots",
+                str(copy_slots),
                 "--json",
             ]
         )
