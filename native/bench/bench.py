@@ -37,7 +37,9 @@ from report import markdown, plot  # noqa: E402
 TARGETS = {
     "shm_vs_memcpy": rows.SHM_VS_MEMCPY_TARGET,
     "tcp_vs_iperf3": 0.9,
-    "stencil_vs_memcpy": 0.5,
+    # Issue 30's target; it had been lowered to 0.5. The kernel reaches ~0.7 here and the
+    # report says MISSED rather than a target moved to meet it (docs/native.md says why).
+    "stencil_vs_memcpy": 0.8,
 }
 SWEEP_SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 SWEEP_TRANSPORTS = ["tcp", "shm", "shm-zc"]
