@@ -37,7 +37,9 @@ from report import markdown, plot  # noqa: E402
 TARGETS = {
     "shm_vs_memcpy": rows.SHM_VS_MEMCPY_TARGET,
     "tcp_vs_iperf3": 0.9,
-    "stencil_vs_memcpy": 0.5,
+    # Issue 30's target; it had been lowered to 0.5. The kernel reaches ~0.7 here and the
+    # report says MISSED rather than a target moved to meet it (docs/native.md says why).
+    "stencil_vs_memcpy": 0.8,
 }
 SWEEP_SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 SWEEP_TRANSPORTS = ["tcp", "shm", "shm-zc"]
@@ -156,7 +158,7 @@ class Bench:
             "bytes_per_s": sum(r["bits_per_second"] for r in sums) / 8,
         }
 
-    def stencil(self, isa: str, size: int, iterations: int) -> dict:
+    def stencil(self, isa: str, size: int, iterations: int, copy_slots: int = 1) -> dict:
         return run_json(
             [
                 str(self.build / "stencil-bench"),
@@ -166,6 +168,8 @@ class Bench:
                 str(size),
                 "--iterations",
                 str(iterations),
+                "--copy-slots",
+                str(copy_slots),
                 "--json",
             ]
         )

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define SESSION_MAGIC 0x43584642u /* "CXFB" */
-#define SESSION_VERSION 1
+#define SESSION_VERSION 2 /* 2: --stream opens with an acknowledged warm-up lap */
 #define MAX_SLOTS 64
 
 /* Sent by the client at connection time (TCP/shm: first bytes; RDMA: CM private

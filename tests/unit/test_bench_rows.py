@@ -23,8 +23,8 @@ class RecordingBench:
         self.calls.append(("pingpong", transport, size, kwargs))
         return self.pingpongs.pop(0)
 
-    def stencil(self, isa, size, iterations):
-        self.calls.append(("stencil", isa, size, iterations))
+    def stencil(self, isa, size, iterations, copy_slots=1):
+        self.calls.append(("stencil", isa, size, iterations, copy_slots))
         return {"memcpy_bytes_per_s": self.memcpy[size]}
 
 
@@ -57,6 +57,13 @@ def test_shm_is_judged_one_way_against_memcpy_of_the_same_size_worst_size_counts
         assert kwargs["iterations"] == max(8, rows.SHM_STREAM_BYTES // size)
     references = {c[2] for c in bench.calls if c[0] == "stencil"}
     assert references == {65536, 4 << 20}, "memcpy must be of the same sizes"
+    slots = {c[4] for c in bench.calls if c[0] == "stencil"}
+    assert slots == {1, rows.SHM_STREAM_DEPTH}, "judged into the ring's slots, one buffer beside"
+    for c in bench.calls:
+        if c[0] == "stencil" and c[4] > 1:
+            assert c[3] % c[4] == 0 and c[3] >= 10 * c[4], "every round writes every slot"
+    assert first["memcpy_copy_slots"] == rows.SHM_STREAM_DEPTH
+    assert first["ratio_one_buffer"] == pytest.approx(first["ratio"])  # same stand-in figure
 
 
 def test_memcpy_reference_is_the_best_of_its_runs():
