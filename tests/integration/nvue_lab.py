@@ -48,7 +48,7 @@ def structured_for(name: str, port: int, edit: str | None) -> dict:
     return structured
 
 
-def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False,
+def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False, diff=False,
            wait: float = 5, confirm: int = 30, snapshot_dir: str, order=None,
            trust=None, check_host_key: bool = True) -> tuple[dict, dict, list[str]]:  # fmt: skip
     """(result, drivers, warnings) of one deploy_pair over `switches` {name: {port, cert}};
@@ -64,7 +64,7 @@ def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False,
         for name, switch in switches.items()
     }
     options = transaction.Options(
-        sections=NvueDriver.SECTIONS, check_mode=check_mode, wait=wait, interval=0.2,
+        sections=NvueDriver.SECTIONS, check_mode=check_mode, diff=diff, wait=wait, interval=0.2,
         snapshot_dir=snapshot_dir, secrets=[PASSWORD],
     )  # fmt: skip
     login = {"username": USERNAME, "password": os.environ.get("NVUE_LAB_PASSWORD", PASSWORD),
