@@ -35,9 +35,15 @@ def _mtu(structured: dict, mtu: int) -> None:
             svi["mtu"] = mtu
 
 
+def _without_vlan30(structured: dict) -> None:
+    structured["vlan_interfaces"] = [v for v in structured["vlan_interfaces"] if v["id"] != 30]
+    structured["vlans"] = [v for v in structured["vlans"] if v["id"] != 30]
+
+
 EDITS = {
     None: lambda s: None,
     "vlan10-mtu-1500": lambda s: _mtu(s, 1500),
+    "vlan30-removed": _without_vlan30,  # still in scope: its bridge VLAN and SVI unset
 }
 
 

@@ -72,6 +72,18 @@ def test_check_diff_shows_nvues_own_diff_of_a_changed_vlan_and_leaves_no_revisio
     assert all(s.status()["refusals"] == [] for s in lab["pair"].values())
 
 
+def test_check_diff_shows_a_removed_vlan_as_nvues_unsets(lab):
+    before = seen(lab)
+    result, warnings = run(lab, edit="vlan30-removed", diff=True)
+    assert "msg" not in result, result.get("msg")
+    unsets = ["nv unset bridge domain br_default vlan 30", "nv unset interface vlan30"]
+    for name in (A, B):
+        record = result["switches"][name]
+        assert record["lines"] == unsets and record["device_diff"] == unsets
+    assert not any("differs from cxfab's plan" in w for w in warnings), warnings
+    assert seen(lab) == before
+
+
 def test_check_without_diff_or_with_nothing_to_change_makes_no_revision(lab):
     before, made = seen(lab), created(lab)
     plain, _ = run(lab, edit="vlan10-mtu-1500")
