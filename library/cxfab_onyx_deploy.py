@@ -43,6 +43,10 @@ description:
   - Writes one record per switch to C(record_dir)/<switch>.json (lines, gate,
     health, revert).
   - In check mode nothing is sent; C(switches.<name>.lines) lists what would be.
+    With C(--diff) the diff shows, per switch, the lines replaced (before) and the
+    planned lines (after); on Cumulus Linux, when the plan differs, also NVUE's own
+    diff of it (C(switches.<name>.device_diff)), made in a scratch revision that is
+    deleted again and never applied.
 options:
   switches:
     description: Peers to change, in pair order (the others are only read).
@@ -121,6 +125,27 @@ def _write_records(directory: str, records: dict) -> None:
             json.dump(record, handle, indent=2)
 
 
+def diff_output(records: dict) -> list[dict]:
+    """Ansible's --diff: per switch with lines, what they replace and the lines; NVUE's
+    own diff (check mode, cumulus) shown as it is next to them."""
+    out = []
+    for name, record in records.items():
+        if not record.get("lines"):
+            continue
+        entry = {
+            "before_header": f"{name} (the switch now)",
+            "after_header": f"{name} (cxfab's plan)",
+            "before": "".join(f"{line}\n" for line in record.get("before") or []),
+            "after": "".join(f"{line}\n" for line in record["lines"]),
+        }
+        if "device_diff" in record:
+            entry["prepared"] = f"{name}: the switch's own diff (nv config diff):\n" + "".join(
+                f"  {line}\n" for line in record["device_diff"]
+            )
+        out.append(entry)
+    return out
+
+
 def _driver(driver_class, name: str, structured: dict, p: dict):
     nvue = {"confirm_seconds": p["confirm_timeout"]} if driver_class is NvueDriver else {}
     return switch_drivers.make(driver_class, name, structured, p, **nvue)
@@ -161,6 +186,7 @@ def main():
     options = transaction.Options(
         sections=tuple(p["sections"]),
         check_mode=module.check_mode,
+        diff=module._diff,
         repair=p["repair"],
         wait=p["wait"],
         snapshot_dir=p["snapshot_dir"],
@@ -189,6 +215,8 @@ def main():
     }
     result = transaction.deploy_pair(drivers, order, intended_for, login, options, module.warn)
     _write_records(p["record_dir"], result["switches"])
+    if module._diff:
+        result["diff"] = diff_output(result["switches"])
     if "msg" in result:
         module.fail_json(**result)
     module.exit_json(**result)

@@ -35,9 +35,15 @@ def _mtu(structured: dict, mtu: int) -> None:
             svi["mtu"] = mtu
 
 
+def _without_vlan30(structured: dict) -> None:
+    structured["vlan_interfaces"] = [v for v in structured["vlan_interfaces"] if v["id"] != 30]
+    structured["vlans"] = [v for v in structured["vlans"] if v["id"] != 30]
+
+
 EDITS = {
     None: lambda s: None,
     "vlan10-mtu-1500": lambda s: _mtu(s, 1500),
+    "vlan30-removed": _without_vlan30,  # still in scope: its bridge VLAN and SVI unset
 }
 
 
@@ -48,7 +54,7 @@ def structured_for(name: str, port: int, edit: str | None) -> dict:
     return structured
 
 
-def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False,
+def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False, diff=False,
            wait: float = 5, confirm: int = 30, snapshot_dir: str, order=None,
            trust=None, check_host_key: bool = True) -> tuple[dict, dict, list[str]]:  # fmt: skip
     """(result, drivers, warnings) of one deploy_pair over `switches` {name: {port, cert}};
@@ -64,7 +70,7 @@ def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False,
         for name, switch in switches.items()
     }
     options = transaction.Options(
-        sections=NvueDriver.SECTIONS, check_mode=check_mode, wait=wait, interval=0.2,
+        sections=NvueDriver.SECTIONS, check_mode=check_mode, diff=diff, wait=wait, interval=0.2,
         snapshot_dir=snapshot_dir, secrets=[PASSWORD],
     )  # fmt: skip
     login = {"username": USERNAME, "password": os.environ.get("NVUE_LAB_PASSWORD", PASSWORD),

@@ -2,7 +2,9 @@
 deploy module over HTTPS, the switches' certificates checked against a CA bundle.
 
 The first run builds the pair with one revision per switch; the second reports
-changed=0 and creates no revision (the emulators count them)."""
+changed=0 and creates no revision (the emulators count them). `--check --diff` with
+VLAN 10's MTU changed prints NVUE's own diff next to cxfab's lines and leaves each
+switch as it was (its scratch revision deleted, never applied)."""
 
 from __future__ import annotations
 
@@ -58,3 +60,15 @@ def test_switches_yml_builds_a_cumulus_pair_and_a_second_run_creates_no_revision
                 fixtures.PASSWORD
                 not in (tmp_path / "build" / "deploy" / f"{switch.name}.json").read_text()
             )
+        trees = {n: (s.applied(), s.request("GET", "/nvue_v1/revision")) for n, s in pair.items()}
+        changed = cumulus_fabric(pair)
+        changed["cxfab_vlans"][0]["mtu"] = 1500
+        checked = run_playbook(lab, changed, *tls, "--check", "--diff")
+        assert checked["rc"] == 0, checked["output"]
+        line = "nv set interface vlan10 link mtu 1500"
+        assert checked["lines"] == {"lab-sw-a": [line], "lab-sw-b": [line]}
+        for name, switch in pair.items():
+            assert f"{name}: the switch's own diff (nv config diff):\n  {line}" in checked["output"]
+            assert f"after: {name} (cxfab's plan)" in checked["output"]
+            assert (switch.applied(), switch.request("GET", "/nvue_v1/revision")) == trees[name]
+            assert switch.status()["revisions_created"] == 2  # the scratch one, deleted

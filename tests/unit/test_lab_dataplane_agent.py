@@ -60,7 +60,7 @@ class FakeGuest:
         self.text = text
         self.scripts: list[str] = []
 
-    def __call__(self, script: str) -> str:
+    def __call__(self, script: str, execs: int = 0) -> str:
         self.scripts.append(script)
         return self.text if f"{dataplane_agent.MARK} link" in script else ""
 

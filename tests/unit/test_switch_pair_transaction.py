@@ -302,3 +302,44 @@ def test_both_peers_are_saved_only_once_the_pair_is_healthy_first_then_second(pa
     assert "msg" not in again and again["switches"]["sw-b"]["lines"] == []
     assert pair["sw-a"].saved == [*BASE, "vlan 10", "vlan 11"] and pair["sw-a"].saves == 2
     assert pair["sw-b"].saves == 1 and journal.count("save sw-a") == 1
+
+
+def test_check_diff_asks_the_driver_for_its_own_diff_and_warns_when_it_differs(
+    pair, tmp_path, monkeypatch
+):
+    asked = []
+
+    def device_diff(self, staged):
+        asked.append(self.name)
+        return [*staged.lines, "vlan 99"] if self.name == "sw-b" else list(staged.lines)
+
+    monkeypatch.setattr(FakeDriver, "device_diff", device_diff)
+    intended = {n: [*BASE, "vlan 10"] for n in pair}
+    result = run(pair, intended, tmp_path, check_mode=True, diff=True)
+    assert "msg" not in result and asked == ["sw-a", "sw-b"]
+    a, b = result["switches"]["sw-a"], result["switches"]["sw-b"]
+    assert a["device_diff"] == ["vlan 10"] and a["warnings"] == []
+    assert b["warnings"] == [
+        "the switch's own diff differs from cxfab's plan: only the switch's ['vlan 99'], "
+        "only cxfab's []"
+    ]
+    assert pair["sw-a"].sent == [] and pair["sw-a"].running == BASE
+    # Without --diff, or with nothing to change, the driver is not asked.
+    run(pair, intended, tmp_path, check_mode=True)
+    run(pair, {n: BASE for n in pair}, tmp_path, check_mode=True, diff=True)
+    assert asked == ["sw-a", "sw-b"]
+
+
+def test_a_driver_without_a_diff_of_its_own_leaves_the_record_as_it_was(pair, tmp_path):
+    result = run(pair, {n: [*BASE, "vlan 10"] for n in pair}, tmp_path, check_mode=True, diff=True)
+    assert "device_diff" not in result["switches"]["sw-a"] and "msg" not in result
+
+
+def test_a_failed_device_diff_fails_the_check_run(pair, tmp_path, monkeypatch):
+    def device_diff(self, staged):
+        raise DriverError(f"{self.name}: refused; scratch revision 3 deleted, nothing applied")
+
+    monkeypatch.setattr(FakeDriver, "device_diff", device_diff)
+    result = run(pair, {n: [*BASE, "vlan 10"] for n in pair}, tmp_path, check_mode=True, diff=True)
+    assert result["msg"] == "sw-a: refused; scratch revision 3 deleted, nothing applied"
+    assert result["switches"]["sw-a"]["lines"] == ["vlan 10"] and "sw-b" not in result["switches"]

@@ -142,6 +142,11 @@ class SwitchDriver(ABC):
         """Send what brings the switch back to `snapshot`: (lines, why refused or None).
         The caller proves the result by reading the config again."""
 
+    def device_diff(self, staged: Staged) -> list[str] | None:
+        """The switch's own diff of `staged` as lines, made without changing anything (check
+        mode with --diff); None: this OS has none. Raises DriverError when it fails."""
+        return None
+
     @abstractmethod
     def save(self) -> None:
         """Make the running config the one the switch boots with."""

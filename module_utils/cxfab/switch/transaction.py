@@ -55,6 +55,7 @@ class Options:
     # SECTIONS, which the transaction does not know.
     sections: tuple
     check_mode: bool = False
+    diff: bool = False  # --diff: in check mode, also the switch's own diff (device_diff)
     repair: bool = False
     wait: float = 90.0
     interval: float = 1.0
@@ -279,6 +280,24 @@ def _take_back(held: Held, records: dict, result: dict) -> str:
 
 
 # ------------------------------------------------------------------ one peer
+def _device_diff(me: SwitchDriver, staged, record: dict) -> None:
+    """Check mode with --diff: the switch's own diff next to cxfab's lines; a difference
+    between the two is a warning (the switch would change something else)."""
+    try:
+        shown = me.device_diff(staged)
+    except DriverError as exc:
+        raise DeployError(str(exc), record) from None
+    if shown is None:
+        return
+    record["device_diff"] = shown
+    ours, theirs = set(staged.lines), set(shown)
+    if ours != theirs:
+        record["warnings"].append(
+            f"the switch's own diff differs from cxfab's plan: only the switch's "
+            f"{sorted(theirs - ours)[:5]}, only cxfab's {sorted(ours - theirs)[:5]}"
+        )
+
+
 def _judge(record: dict, checks: list[dict], before: dict | None) -> None:
     record["post_health"] = checks
     record["post_failed"] = blocking(checks, before)
@@ -325,6 +344,8 @@ def change_peer(
     scope = post_scope(me, pending, partner_has_mlag, partner_ok)
     record["post_scope"] = scope
     if o.check_mode:
+        if o.diff and staged.lines:
+            _device_diff(me, staged, record)
         return record, None
     if not staged.lines:
         _judge(record, health_round(me, partner, scope), None)

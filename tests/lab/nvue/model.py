@@ -21,6 +21,7 @@ import time
 
 from module_utils.cxfab.switch.nvue import spec
 
+from .diff import diff
 from .peering import Peering
 
 BUILD = "Cumulus Linux 5.9.2"  # `GET /nvue_v1/system` "build" (NVUE API page shows 5.4.0's)
@@ -274,6 +275,27 @@ class Switch:
             else:
                 raise NotFound(f"revision {rev}")
             return copy.deepcopy(_walk(tree, path))
+
+    def _tree_of(self, rev: str) -> dict:
+        if rev in ("applied", "startup"):
+            return self.applied
+        if rev in self.revisions:
+            return self.revisions[rev]["tree"]
+        raise NotFound(f"revision {rev}")
+
+    def diff(self, path: tuple, rev: str, against: str) -> list[dict]:
+        """`?rev=<rev>&diff=<against>` (`nv config diff <rev> <against>`, diff.py): what
+        takes revision `rev` to `against` below `path`; a path one of them lacks is empty."""
+        with self.lock:
+            trees = []
+            for name in (rev, against):
+                try:
+                    trees.append(_walk(self._tree_of(name), path))
+                except NotFound:
+                    if name not in ("applied", "startup") and name not in self.revisions:
+                        raise
+                    trees.append({})
+            return diff(*trees)
 
     def _peer_alive(self) -> bool:
         mlag = self.applied.get("mlag") or {}

@@ -144,8 +144,10 @@ class Handler(BaseHTTPRequestHandler):
     def _tree(self, path, query, body, has_body):
         switch, rev = self.server.switch, query.get("rev")
         if self.command == "GET":
-            if "diff" in query:
-                raise Refused(["diff: not emulated (UNCONFIRMED JSON shape)"])
+            if "diff" in query:  # `nv config diff <rev> <diff>` (model.diff, UNCONFIRMED form)
+                if not rev or not query["diff"]:
+                    raise Refused(["diff: needs ?rev=<base>&diff=<target>"])
+                return 200, switch.diff(path, rev, query["diff"])
             if query.get("filled", "false") not in ("true", "false"):
                 raise Refused(["filled: not true or false"])
             return 200, switch.read(path, rev)

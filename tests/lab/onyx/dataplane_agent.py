@@ -14,6 +14,7 @@ every MPO then shows down, never up on a state nobody read.
 from __future__ import annotations
 
 import logging
+import re
 import shlex
 import subprocess
 import threading
@@ -32,6 +33,15 @@ PERIOD = 0.5
 REFRESH = 30.0
 WATCH_RETRY = 2.0
 SSH_TIMEOUT = 60
+# Every process costs the 1-vCPU TCG fabric guest: a blank NVUE switch converges with
+# 78 commands, which as `ip netns exec <ns> <tool>` each (2 processes) once ran past
+# SSH_TIMEOUT. So consecutive `ip`/`bridge` commands go to one `ip|bridge -n <ns>
+# -force -batch -` each (converge_script: 14 processes for those 78), and the timeout
+# grows with the processes a script starts: EXEC_SECONDS each beyond SSH_TIMEOUT,
+# from that run (156 processes > 60 s: more than 0.4 s each).
+EXEC_SECONDS = 1.0
+BATCHED = ("ip", "bridge")  # tools with `-batch -` (iproute2); nft commands run one by one
+_PLAIN = re.compile(r"^[A-Za-z0-9_.:/@+-]+$")  # an argument a batch line carries as it is
 MARK = "@@cxfab"
 READS = (
     ("link", "ip -j -d link show"),
@@ -98,6 +108,61 @@ def current_from_reads(reads: dict[str, tuple[int, str]]) -> Current:
     return read_current(link_out, reads["vlan"][1], reads["addr"][1], fdb_out, nft)
 
 
+def _batchable(argv: list[str]) -> bool:
+    return argv[0] in BATCHED and all(_PLAIN.match(arg) for arg in argv[1:])
+
+
+def converge_script(namespace: str, commands: list[list[str]]) -> tuple[str, int]:
+    """Shell that runs `commands` in order in the namespace, and the processes it starts.
+
+    A run of consecutive batchable commands of one tool is one `<tool> -n <ns> -force
+    -batch -` (a failed line is reported, the rest still run, as one by one); its
+    output follows a `MARK-batch <first index>` line and names a failed line as
+    `Command failed -:<n>` (1-based). Some argument errors end iproute2 at once
+    (`Error: argument ... is wrong`, exit 255), -force or not: a batch that exits
+    non-zero reports `MARK-stopped <first> <end> <status>`; 1 with a reported line is
+    -force's "ran them all, some failed" (iproute2 6.1). Any other command runs alone and
+    reports `MARK-failed <index> <status>`."""
+    ns = shlex.quote(namespace)
+    lines, execs, i = [], 0, 0
+    while i < len(commands):
+        tool = commands[i][0]
+        end = i
+        while end < len(commands) and commands[end][0] == tool and _batchable(commands[end]):
+            end += 1
+        if end > i:
+            body = "".join(" ".join(argv[1:]) + "\n" for argv in commands[i:end])
+            lines.append(f"echo {MARK}-batch {i}\n{tool} -n {ns} -force -batch - 2>&1 "
+                         f"<<'{MARK}-end' || echo {MARK}-stopped {i} {end} $?\n"
+                         f"{body}{MARK}-end\n")  # fmt: skip
+            execs, i = execs + 1, end
+            continue
+        lines.append(f"ip netns exec {ns} {shlex.join(commands[i])} || echo {MARK}-failed {i} $?\n")
+        execs, i = execs + 2, i + 1
+    return "".join(lines), execs
+
+
+def failed_commands(answer: str) -> list[int]:
+    """The indices of the commands converge_script's output reports failed, and those
+    of a stopped batch after its last reported failure (perhaps never run)."""
+    failed, batch = [], None
+    for line in answer.splitlines():
+        if line.startswith(f"{MARK}-batch "):
+            batch = int(line.split()[1])
+        elif line.startswith(f"{MARK}-failed "):
+            failed.append(int(line.split()[1]))
+        elif line.startswith(f"{MARK}-stopped "):
+            first, end, status = (int(n) for n in line.split()[1:4])
+            if status == 1 and any(first <= i < end for i in failed):
+                continue  # -force ran every line and says 1 for the failed ones
+            reported = [i for i in failed if first <= i < end]
+            failed += range(max(reported, default=first - 1) + 1, end)
+            batch = None
+        elif batch is not None and line.startswith("Command failed -:"):
+            failed.append(batch + int(line.rsplit(":", 1)[1]) - 1)
+    return sorted(set(failed))
+
+
 def dark_script(namespace: str, cabled: list[str]) -> str:
     """Shell that takes every cabled port of a switch's namespace down (the IPL's too)."""
     ns = shlex.quote(namespace)
@@ -152,10 +217,10 @@ class DataplaneAgent:
             self.links_changed.set()  # events may have been lost while it was down
             self.stopping.wait(WATCH_RETRY)
 
-    def _ssh(self, script: str) -> str:
+    def _ssh(self, script: str, execs: int = 0) -> str:
         done = subprocess.run(
             [*self.target.ssh, "bash", "-s"], input=script, text=True,
-            capture_output=True, timeout=SSH_TIMEOUT, check=False,
+            capture_output=True, timeout=SSH_TIMEOUT + EXEC_SECONDS * execs, check=False,
         )  # fmt: skip
         if done.returncode != 0:
             raise DataplaneError(f"ssh into the fabric guest: exit {done.returncode}: "
@@ -195,16 +260,11 @@ class DataplaneAgent:
         self.read_at = time.monotonic()
         commands = converge(want, current)
         if commands:
-            prefix = f"ip netns exec {shlex.quote(self.target.namespace)} "
-            script = "".join(
-                f"{prefix}{shlex.join(argv)} || echo {MARK}-failed {i} $?\n"
-                for i, argv in enumerate(commands)
-            )
-            answer = self._ssh(script).splitlines()
-            failed = [line for line in answer if line.startswith(f"{MARK}-failed ")]
-            for line in failed:
-                index = int(line.split()[1])
-                LOG.warning("dataplane: %s failed", shlex.join(commands[index]))
+            script, execs = converge_script(self.target.namespace, commands)
+            failed = failed_commands(self._ssh(script, execs))
+            for index in failed:
+                LOG.warning("dataplane: %s failed (or its batch stopped before it)",
+                            shlex.join(commands[index]))  # fmt: skip
             reads = split_reads(self._ssh(read_script(self.target.namespace)))
             if failed:
                 want = None  # try again next round

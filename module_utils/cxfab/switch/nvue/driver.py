@@ -13,6 +13,10 @@ NVUE has what Onyx lacks, and the driver uses it the NVUE way (user guide 5.9,
            (`nv config apply --confirm <time>`: the switch rolls back by itself
            unless confirmed). A controller that dies from here on leaves a switch
            that returns to its previous config when the timer runs out.
+  diff     check mode with --diff, only when the plan differs: NVUE's own diff of the
+           planned change, as `nv config diff` makes it: a scratch revision, the body
+           PATCHed into it, GET ?rev=applied&diff=<id> (`nv config diff applied <id>`:
+           base, then target), the revision DELETEd whatever happened; never applied.
   save     the confirm, sent once the transaction found the pair healthy (for the
            first peer: once its partner is healthy too). 5.9 saves what it applies
            by itself (auto-save, "Config Commands"), so the confirm is the save.
@@ -22,7 +26,9 @@ NVUE has what Onyx lacks, and the driver uses it the NVUE way (user guide 5.9,
            DELETE and PATCH at the root of a new revision). The transaction proves
            it by reading the applied tree again.
 
-The API form of the confirm timer and of the confirm answer is not on any NVIDIA
+The JSON form of NVUE's diff is not on the API page: UNCONFIRMED, read as the
+`nv config diff -o json` list that page shows ([{"set": tree}, {"unset": tree}],
+diff_lines). The API form of the confirm timer and of the confirm answer is not on any NVIDIA
 page cxfab found: UNCONFIRMED (docs/lab-nvue.md), kept in one place (CONFIRM_*).
 """
 
@@ -44,6 +50,9 @@ AWAITING = health.AWAITING  # UNCONFIRMED: applied, the timer running
 CONFIRM_YES = {**APPLY, "auto-prompt": {"ays": "ays_yes", "confirm": "confirm_yes"}}  # UNCONFIRMED
 CONFIRM_NO = {**APPLY, "auto-prompt": {"ays": "ays_yes", "confirm": "confirm_no"}}  # UNCONFIRMED
 FAILED = ("invalid", "apply_fail", "ays_fail", "confirm_fail")  # the API page shows the first 3
+# `GET ?rev=<A>&diff=<B>` is `nv config diff <A> <B>` ([API] "View Differences"), A the
+# base and B the target ([CFG] `nv config diff <revision-base> <revision-target>`).
+DIFF_BASE = "applied"
 _BUILD = re.compile(r"Cumulus Linux (\d+\.\d+)")
 
 
@@ -267,6 +276,36 @@ class NvueDriver(SwitchDriver):
         self.revisions.append(rev)
         return rev
 
+    def _discard(self, rev: str) -> str | None:
+        """DELETE /revision/<rev> (`nv config detach`): None, or why it is still there."""
+        try:
+            self._client().request("DELETE", ("revision", rev))
+        except DriverError as exc:
+            return str(exc)
+        self.revisions.remove(rev)
+        return None
+
+    def device_diff(self, staged: Staged) -> list[str]:
+        """NVUE's own diff of the staged body (check mode, --diff): a scratch revision is
+        made, patched, diffed against the applied one and always deleted; never applied."""
+        client, failure, lines = self._client(), None, []
+        rev = self._create_revision()
+        try:
+            try:
+                client.request("PATCH", "", {"rev": rev}, staged.private["body"])
+                answer = client.request("GET", "", {"rev": DIFF_BASE, "diff": rev})
+                lines = diff_lines(answer, f"GET ?rev={DIFF_BASE}&diff={rev}")
+            except DriverError as exc:
+                failure = exc
+        finally:
+            left = self._discard(rev)
+        if failure is None and left is None:
+            return lines
+        kept = "deleted" if left is None else f"NOT deleted ({left})"
+        raise DriverError(f"{self.name}: NVUE's diff of the plan (check mode): "
+                          f"{failure or 'read'}; scratch revision {rev} {kept}, nothing "
+                          "applied")  # fmt: skip
+
     def commit(self, staged: Staged) -> list[str]:
         client, private = self._client(), staged.private
         rev = self._create_revision()
@@ -324,6 +363,27 @@ class NvueDriver(SwitchDriver):
         except DriverError as exc:
             return sent, str(exc)
         return sent, None
+
+
+def diff_lines(answer, shown: str) -> list[str]:
+    """NVUE's diff answer as `nv set`/`nv unset` lines (secrets REDACTED). UNCONFIRMED
+    form: the `nv config diff -o json` list, [{"set": tree} | {"unset": tree}], an unset
+    tree holding `null` (or `{}`) at each node removed; anything else raises."""
+    entries = answer if isinstance(answer, list) else None
+    if entries is None or not all(
+        isinstance(e, dict) and len(e) == 1 and next(iter(e)) in ("set", "unset")
+        and isinstance(next(iter(e.values())), dict) for e in entries
+    ):  # fmt: skip
+        raise TransportError(f"{shown}: not a list of {{set|unset: {{...}}}} (UNCONFIRMED form)")
+    lines = []
+    for entry in entries:
+        for op, tree in entry.items():
+            for path, value in plan.leaves(tree).items():
+                if op == "set":
+                    lines.append(_line(path, value))
+                else:
+                    lines += plan.cli_lines([{"op": "unset", "path": list(path)}])
+    return lines
 
 
 def _before(applied: dict, op: dict) -> list[str]:
