@@ -37,7 +37,12 @@ def test_known_hosts_holds_the_guest_host_key_per_forwarded_port(lab_host_key):
 def test_lab_inventory_checks_host_keys_against_that_file():
     lab_vars = yaml.safe_load((INVENTORY_DIR / "group_vars/hosts/lab.yml").read_text())
     args = lab_vars["ansible_ssh_common_args"]
-    assert "-o UserKnownHostsFile={{ inventory_dir }}/files/known_hosts" in args
+    assert "-o UserKnownHostsFile={{ lab_files_dir }}/known_hosts" in args
+    # lab_files_dir is the inventory's own files/ unless a Molecule scenario (whose
+    # inventory is a directory of its own) points lab_inventory_dir at inventories/lab.
+    paths = yaml.safe_load((INVENTORY_DIR / "group_vars/all/lab.yml").read_text())
+    assert paths["lab_inventory_dir"] == "{{ inventory_dir }}"
+    assert paths["lab_files_dir"] == "{{ lab_inventory_dir }}/files"
     assert "-o StrictHostKeyChecking=yes" in args
     assert lab.KNOWN_HOSTS_FILE == INVENTORY_DIR / "files" / "known_hosts"
 
