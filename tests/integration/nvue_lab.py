@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ from cxfab.switch import transaction  # noqa: E402
 from cxfab.switch.nvue.driver import NvueDriver  # noqa: E402
 from cxfab.switch.nvue.transport import Trust  # noqa: E402
 
-from tests.lab.nvue.fixtures import PASSWORD, USERNAME  # noqa: E402
+from tests.lab.nvue.fixtures import PASSWORD, USERNAME, nvue_pair  # noqa: E402
 from tests.unit.nvue_helpers import cumulus  # noqa: E402
 
 
@@ -52,6 +53,15 @@ def structured_for(name: str, port: int, edit: str | None) -> dict:
     structured["management"] = {"address": "127.0.0.1", "port": port}
     EDITS[edit](structured)
     return structured
+
+
+@contextmanager
+def running_pair(base: Path):
+    """Two emulated NVUE switches under `base`, as the deploy tests drive them:
+    {"pair": the emulators, "switches": {name: {port, cert}}, "snapshots": a directory}."""
+    with nvue_pair(base / "run") as pair:
+        switches = {n: {"port": s.port, "cert": s.cert} for n, s in pair.items()}
+        yield {"pair": pair, "switches": switches, "snapshots": str(base / "snapshots")}
 
 
 def deploy(switches: dict, *, edit: str | None = None, check_mode: bool = False, diff=False,

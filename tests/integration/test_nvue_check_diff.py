@@ -17,7 +17,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tests.integration import nvue_lab  # noqa: E402
-from tests.lab.nvue import fixtures  # noqa: E402
 
 pytestmark = [pytest.mark.integration]
 
@@ -27,11 +26,8 @@ MTU_LINE = "nv set interface vlan10 link mtu 1500"
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    base = tmp_path_factory.mktemp("nvue-diff")
-    with fixtures.nvue_pair(base / "run") as pair:
-        switches = {n: {"port": s.port, "cert": s.cert} for n, s in pair.items()}
-        lab = {"pair": pair, "switches": switches, "snapshots": str(base / "snapshots")}
-        built, _, _ = nvue_lab.deploy(switches, snapshot_dir=lab["snapshots"])
+    with nvue_lab.running_pair(tmp_path_factory.mktemp("nvue-diff")) as lab:
+        built, _, _ = nvue_lab.deploy(lab["switches"], snapshot_dir=lab["snapshots"])
         assert "msg" not in built, built.get("msg")
         yield lab
 

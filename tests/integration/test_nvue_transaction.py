@@ -38,10 +38,7 @@ MTU_LINE = "nv set interface vlan10 link mtu 1500"
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    base = tmp_path_factory.mktemp("nvue")
-    with fixtures.nvue_pair(base / "run") as pair:
-        switches = {n: {"port": s.port, "cert": s.cert} for n, s in pair.items()}
-        lab = {"pair": pair, "switches": switches, "snapshots": str(base / "snapshots")}
+    with nvue_lab.running_pair(tmp_path_factory.mktemp("nvue")) as lab:
         lab["built"] = run(lab)
         yield lab
 
