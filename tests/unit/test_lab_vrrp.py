@@ -94,7 +94,8 @@ def test_the_switch_elects_through_its_keepalive_view_and_logs_each_change(caplo
     for line in ("protocol vrrp", "interface vlan 30 vrrp 30",
                  "interface vlan 30 vrrp 30 address 12.0.30.254"):  # fmt: skip
         switch.cfg.apply(line)
-    master = {"eligible": True, "priority": 110, "ip": "12.0.30.254", "state": "Master"}
+    master = {"eligible": True, "priority": 110, "ip": "12.0.30.254", "state": "Master",
+              "advertising": True}  # fmt: skip
     peer = {**switch.summary(), "ipl_cut": False, "vrrp": {"30:30": master}}
     monkeypatch.setattr(switch, "status", lambda: {"peer": switch.peer(), "ipl_up": True})
     with caplog.at_level("INFO", logger="onyx.vrrp"):
@@ -111,3 +112,44 @@ def test_the_switch_elects_through_its_keepalive_view_and_logs_each_change(caplo
         "vrrp vlan 30 vrid 30: Init -> Backup",
         "vrrp vlan 30 vrid 30: Backup -> Master",
     ]
+
+
+def vrrp30_switch(monkeypatch, clock) -> Switch:
+    monkeypatch.setattr("tests.lab.onyx.switch.time.monotonic", lambda: clock[0])
+    switch = Switch(Identity("lab-sw-a", "3.10.2002", "7C:FE:90:11:00:0A", "127.0.0.1"))
+    switch.cfg = lab_switch()
+    for line in ("protocol vrrp", "interface vlan 30 vrrp 30",
+                 "interface vlan 30 vrrp 30 address 12.0.30.254"):  # fmt: skip
+        switch.cfg.apply(line)
+    monkeypatch.setattr(switch, "status", lambda: {"peer": switch.peer(), "ipl_up": True})
+    return switch
+
+
+def test_a_master_advertises_once_its_dataplane_holds_the_virtual_ip(monkeypatch):
+    """A preempting Master whose agent has not yet added the address sends no advert, so
+    the Master it preempts keeps the address until the new one forwards for it."""
+    clock = [1000.0]
+    switch = vrrp30_switch(monkeypatch, clock)
+    switch.dataplane_links = frozenset()  # a dataplane that has applied nothing yet
+    for _ in range(16):  # alone for 4 s: elected Master
+        switch.tick()
+        clock[0] += 0.25
+    assert switch.vrrp_state == {"30:30": "Master"}
+    assert switch.summary()["vrrp"]["30:30"]["advertising"] is False
+    switch.dataplane_links = frozenset({"vlan30", "vlan30-v30"})
+    assert switch.summary()["vrrp"]["30:30"]["advertising"] is True
+    switch.dataplane_links = None  # no dataplane (the integration tier): as elected
+    assert switch.summary()["vrrp"]["30:30"]["advertising"] is True
+
+
+def test_a_master_that_does_not_advertise_yet_does_not_hold_a_backup_down(monkeypatch):
+    clock = [1000.0]
+    switch = vrrp30_switch(monkeypatch, clock)
+    silent = {"eligible": True, "priority": 120, "ip": "12.0.30.253", "state": "Master",
+              "advertising": False}  # fmt: skip
+    peer = {**switch.summary(), "ipl_cut": False, "vrrp": {"30:30": silent}}
+    for _ in range(16):
+        switch.receive(peer)
+        switch.tick()
+        clock[0] += 0.25
+    assert switch.vrrp_state == {"30:30": "Master"}

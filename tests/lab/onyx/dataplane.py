@@ -69,6 +69,11 @@ def vrrp_mac(vrid: int) -> str:
     return f"00:00:5e:00:01:{vrid:02x}"
 
 
+def vrrp_link(vid: int, vrid: int) -> str:
+    """The macvlan holding a VRRP instance's virtual IP while this switch is Master."""
+    return f"vlan{vid}-v{vrid}"
+
+
 @dataclass
 class Link:
     """One interface of the plan. kind: bridge | bond | vlan | macvlan | port."""
@@ -238,7 +243,7 @@ def _gateways(cfg: SwitchConfig, out: Plan, vid: int, svi, vrrp_state: dict) -> 
     if "vrrp" in cfg.protocols:
         for vrid, inst in sorted(svi.vrrp.items()):
             if inst.address and vrrp_state.get(f"{vid}:{vrid}") == "Master":
-                wanted.append((f"vlan{vid}-v{vrid}", vrrp_mac(vrid), inst.address))
+                wanted.append((vrrp_link(vid, vrid), vrrp_mac(vrid), inst.address))
     for name, mac, address in wanted:
         out.links[name] = Link(
             name, "macvlan", up=not svi.shutdown, mtu=svi.mtu, lower=f"vlan{vid}",

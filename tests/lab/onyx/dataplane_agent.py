@@ -270,6 +270,7 @@ class DataplaneAgent:
                 want = None  # try again next round
         self.switch.lag_states = lag_states(reads["link"][1])
         self.applied = want
+        self.switch.dataplane_links = frozenset(want.links) if want is not None else frozenset()
         return commands
 
     def _loop(self) -> None:
@@ -287,6 +288,7 @@ class DataplaneAgent:
                     LOG.warning("dataplane %s: %s", self.target.namespace, exc)
                 self.last_error = str(exc)
                 self.switch.lag_states = {}
+                self.switch.dataplane_links = frozenset()
                 self.applied = None
                 time.sleep(2.0)
             time.sleep(PERIOD)

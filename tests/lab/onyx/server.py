@@ -327,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         spec = json.loads(Path(args.dataplane).read_text(encoding="utf-8"))
         mine = spec["switches"][args.name]
         server.switch.lag_states = {}
+        server.switch.dataplane_links = frozenset()
         target = Target(ssh=spec["ssh"], namespace=mine["namespace"], cabled=mine["cabled"])
         DataplaneAgent(server.switch, target).start()
         server.switch.lldp_reader = LldpReader(spec["ssh"], mine["namespace"])

@@ -17,7 +17,8 @@ its own config plus the last summary heard from the peer:
   summary, heard only over the pair's L2 path (the IPL); a Backup takes over when
   none came for 3 x advertisement interval + skew, a better Master wins at once,
   a Backup that outranks the Master preempts when its timer runs out (`preempt`,
-  on by default).
+  on by default). With a dataplane, a Master advertises only once its agent has put
+  the virtual IP in the namespace (_forwards_vip).
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ import time
 from dataclasses import asdict, dataclass
 
 from . import dataplane_show, vrrp
+from .dataplane import vrrp_link as dataplane_vrrp_link
 from .model import SwitchConfig
 from .runcfg import render, version_tuple
+from .vrrp import MASTER
 
 KEEPALIVE_INTERVAL = 0.5
 PEER_TIMEOUT = 3.0
@@ -71,6 +74,9 @@ class Switch:
         # Reads the neighbours this switch's lldpd received (lldp.LldpReader); None: the
         # switch has no dataplane, hence no LLDP neighbour.
         self.lldp_reader = None
+        # The links the dataplane agent last applied in the namespace; None: no dataplane.
+        # A Master's advertisement waits for its virtual-IP link there (see summary()).
+        self.dataplane_links: frozenset[str] | None = None
 
     # ------------------------------------------------------------------ config database
     @property
@@ -108,11 +114,13 @@ class Switch:
             for vlan, svi in cfg.svis.items():
                 for vrid, inst in svi.vrrp.items():
                     key = f"{vlan}:{vrid}"
+                    state = self.vrrp_state.get(key, "Init")
                     vrrp[key] = {
                         "eligible": self._vrrp_eligible(vlan, vrid),
                         "priority": inst.priority,
                         "ip": str(svi.ip.ip) if svi.ip else "0.0.0.0",
-                        "state": self.vrrp_state.get(key, "Init"),
+                        "state": state,
+                        "advertising": state == MASTER and self._forwards_vip(vlan, vrid),
                     }
             ident = asdict(self.identity)
             ident["hostname"] = cfg.hostname
@@ -127,6 +135,19 @@ class Switch:
                 "mpos": mpos,
                 "vrrp": vrrp,
             }
+
+    def _forwards_vip(self, vlan: int, vrid: int) -> bool:
+        """Whether this switch's dataplane holds the instance's virtual IP.
+
+        A real Master sends its first advertisement as it takes the address, its
+        forwarding programmed within milliseconds; the lab's agent needs seconds (a
+        converge over SSH into the TCG fabric guest: 15 s seen under load). Were the
+        advertisement sent at the election, a preempted Master would drop the address
+        while the new one's agent had not yet added it (9-10 s lost at a return, seen
+        on 2026-11-27); so a Master advertises once its agent applied the address."""
+        if self.dataplane_links is None:
+            return True
+        return dataplane_vrrp_link(vlan, vrid) in self.dataplane_links
 
     def system_mac(self) -> str:
         return self.cfg.system_mac or self.identity.host_mac
@@ -312,7 +333,7 @@ class Switch:
                     )
                     other = (peer or {}).get("vrrp", {}).get(key)
                     advert = None
-                    if other and other["eligible"] and other["state"] == vrrp.MASTER:
+                    if other and other["eligible"] and other["advertising"]:
                         advert = (other["priority"], _ip_key(other["ip"]))
                     before = self.vrrp.get(key, vrrp.Instance())
                     after = vrrp.step(before, local, advert, self.peer_seen, now)
