@@ -278,3 +278,81 @@ def _kernel_makes_bonds() -> str:
         "this kernel cannot create a bond or a VLAN (CONFIG_BONDING / CONFIG_VLAN_8021Q: "
         f"{probe.stderr.strip()}), so no NetworkManager here can apply them"
     )
+
+
+PLAYBOOK = """\
+- name: The lab host's network through NetworkManager
+  hosts: nmhost
+  gather_facts: false
+  vars:
+    structured: "{{ lookup('file', '%(structured)s') | from_json }}"
+  tasks:
+    - name: Compare (check mode)
+      cxfab_host_network:
+        structured: "{{ structured }}"
+        backend: networkmanager
+        revert_seconds: 30
+      check_mode: true
+      register: check
+    - name: Apply with the revert timer
+      cxfab_host_network:
+        structured: "{{ structured }}"
+        backend: networkmanager
+        revert_seconds: 30
+      register: apply
+      ignore_errors: true
+    - name: Write the results
+      ansible.builtin.copy:
+        content: "{{ {'check': check, 'apply': apply} | to_json }}"
+        dest: %(out)s
+        mode: "0644"
+"""
+
+
+def test_the_module_checks_then_a_failed_apply_is_rolled_back_by_the_checkpoint(box, tmp_path):
+    """The module end to end on the lab host's structured config, ports renamed to the veths.
+
+    Check mode names every keyfile and link change and writes nothing. The apply then
+    fails here at the bond (this kernel has no bonding); the module rolls the checkpoint
+    back at once: NetworkManager deletes the profiles the change added (keyfiles and
+    all), the ports are as before and the management interface was never touched.
+    """
+    structured = yaml.safe_load(LAB_HOST.read_text())
+    structured["mgmt_interface"] = nm_sandbox.MGMT[0]
+    (tmp_path / "structured.json").write_text(json.dumps(structured))
+    host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump({"all": {"hosts": {"nmhost": host}}}))
+    out = tmp_path / "results.json"
+    values = {"structured": tmp_path / "structured.json", "out": out}
+    (tmp_path / "play.yml").write_text(PLAYBOOK % values)
+    before = _links(box)
+    env = {**os.environ, "ANSIBLE_CONFIG": str(REPO / "ansible.cfg")}
+    playbook = Path(sys.executable).parent / "ansible-playbook"
+    done = box.run(
+        [str(playbook), "-i", str(tmp_path / "inventory.yml"), str(tmp_path / "play.yml")],
+        env=env, cwd=REPO, timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    results = json.loads(out.read_text())
+
+    check = results["check"]
+    wanted = nmkeyfile.render_keyfiles(structured["network"], structured["ipoib"])
+    assert check["changed"] and check["backend"] == "networkmanager"
+    assert check["files"] == [f"write {KEYFILES}/{name}" for name in wanted]
+    assert check["protected"] == {
+        "mgmt0": "is the management interface (cxfab_host.mgmt_interface)"
+    }
+    assert check["rollback"] == {"armed": False}
+    assert check["diff"]["after"]["bond0"]["kind"] == "bond"
+
+    apply = results["apply"]
+    bond_refused = _kernel_makes_bonds()
+    if not bond_refused:
+        pytest.skip("this kernel makes bonds: the end-to-end apply is for a bond-capable host")
+    assert apply["failed"] and apply["reverted"], apply
+    assert apply["rollback"]["state"] == "reverted"
+    assert "Operation not supported" in apply["rollback"]["reason"]
+    assert apply["steps"] == [f"wrote and loaded {KEYFILES}/{name}" for name in wanted]
+    assert list((box.workdir / "etc/system-connections").iterdir()) == []
+    assert not any(p.startswith("cxfab-") for p in _profiles(box))
+    assert _links(box) == before

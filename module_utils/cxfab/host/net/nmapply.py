@@ -111,15 +111,16 @@ def _write(path: str, text: str) -> None:
     os.replace(temporary, path)
 
 
-def apply(runner, directory: str, files: dict[str, str], relink: bool) -> list[str]:
+def apply(runner, directory: str, files: dict[str, str], relink: bool, done=None) -> list[str]:
     """Make NetworkManager run exactly cxfab's `files`; returns the steps taken.
 
     Stale cxfab profiles are deleted through NetworkManager (which deactivates them and
     removes their file), a file it does not know is unlinked; changed files are written
     (0600) and loaded; every profile whose file changed, that is not active, or all of
-    them when the live links differ from the intent (`relink`), is brought up.
+    them when the live links differ from the intent (`relink`), is brought up. `done`, when
+    given, collects the steps as they happen (what a failure half way had already done).
     """
-    done = []
+    done = [] if done is None else done
     known = profiles(runner)
     by_file = {row["file"]: row for row in known}
     if os.path.isdir(directory):

@@ -62,7 +62,7 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             except (rollback.RollbackError, OSError) as exc:
                 module.fail_json(msg=f"could not arm the revert timer, nothing changed: {exc}")
         try:
-            steps = nmapply.apply(runner, directory, files, relink=bool(actions))
+            nmapply.apply(runner, directory, files, relink=bool(actions), done=steps)
             links = read_links(ipr)
             left = plan(intent, links, params["purge_addresses"])
             if left:
