@@ -187,6 +187,18 @@ def test_apply_activates_removes_a_stale_profile_and_a_second_apply_changes_noth
     assert _profiles(box)["cxfab-ens1f0"] == "ens1f0"
 
 
+def test_live_drift_is_put_back_by_reactivating_the_unchanged_profile(box):
+    wanted = _ethernet("ens1f0", 9000, "10.1.0.1/24")
+    _apply(box, wanted)
+    for change in (["link", "set", "ens1f0", "mtu", "1500"],
+                   ["address", "del", "10.1.0.1/24", "dev", "ens1f0"]):  # fmt: skip
+        assert box.run(["ip", *change]).returncode == 0
+    assert _links(box)["ens1f0"] == {"mtu": 1500, "addresses": []}
+    again = _apply(box, wanted, relink=True)  # the stage sets relink when netlink differs
+    assert (again["plan"], again["steps"]) == ([], ["activated cxfab-ens1f0"])
+    assert _links(box)["ens1f0"] == {"mtu": 9000, "addresses": ["10.1.0.1/24"]}
+
+
 def test_a_checkpoint_not_confirmed_in_time_is_rolled_back_by_networkmanager(box):
     baseline = _ethernet("ens1f0", 9000, "10.1.0.1/24")
     _apply(box, baseline)

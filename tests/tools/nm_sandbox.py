@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -125,7 +126,8 @@ def running(workdir: Path, ports, managed=("cx*",), timeout: float = 30):
         cwd=Path(__file__).resolve().parents[2],
     )
     try:
-        line = proc.stdout.readline().strip()
+        ready, _, _ = select.select([proc.stdout], [], [], timeout + 10)
+        line = proc.stdout.readline().strip() if ready else f"nothing within {timeout + 10} s"
         if line != READY:
             proc.kill()
             rest = proc.stdout.read()
