@@ -51,7 +51,9 @@ options:
     type: bool
     default: true
   persist:
-    description: Write the systemd-networkd files.
+    description: >-
+      Write the systemd-networkd files (backend C(networkd)). With C(networkmanager)
+      the profiles are how the network is applied: false is refused.
     type: bool
     default: true
   networkd_dir:

@@ -126,3 +126,31 @@ def test_a_pending_networkd_timer_is_not_mixed_with_a_checkpoint(tmp_path):
     (tmp_path / rollback.ARMED).write_text('{"token": "ab", "method": "systemd-run"}')
     with pytest.raises(rollback.RollbackError, match="confirm it first"):
         rollback.arm_checkpoint(str(tmp_path), ["ens1f0"], 5, runner=Bus({}))
+
+
+class Refused(Exception):
+    pass
+
+
+class FakeModule:
+    check_mode = False
+
+    def __init__(self, **params):
+        self.params = {"persist": True, "nm_keyfile_dir": "/nonexistent", **params}
+
+    def fail_json(self, **kwargs):
+        raise Refused(kwargs["msg"])
+
+
+def _stage_run(module, intent):
+    from cxfab.host.stages import network_nm
+
+    return network_nm.run(module, None, intent, {}, {}, [], {}, None, None)
+
+
+def test_the_stage_refuses_what_networkmanager_cannot_do_yet_before_any_change():
+    intent = {"bond": None, "members": [], "vlans": [], "ipoib": [{"name": "ibp59s0"}]}
+    with pytest.raises(Refused, match="persist: false cannot be honoured"):
+        _stage_run(FakeModule(persist=False), intent)
+    with pytest.raises(Refused, match=r"IPoIB interfaces through NetworkManager.*ibp59s0"):
+        _stage_run(FakeModule(), intent)

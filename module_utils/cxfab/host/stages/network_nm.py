@@ -37,6 +37,12 @@ def intended_interfaces(intent: dict) -> list[str]:
 def run(module, ipr, intent, structured, links, actions, protected, view, read_links) -> dict:
     """Check, or apply through NetworkManager; the result dict of cxfab_host_network."""
     params = module.params
+    if not params["persist"]:
+        module.fail_json(
+            msg="persist: false cannot be honoured with backend networkmanager: NetworkManager "
+            "applies the network from cxfab's profiles, so they are always written",
+            changed=False,
+        )
     if intent.get("ipoib"):
         module.fail_json(
             msg="IPoIB interfaces through NetworkManager are not applied yet (issue 28): "
@@ -44,8 +50,8 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             changed=False,
         )
     directory = params["nm_keyfile_dir"]
-    files = nmapply.render(structured) if params["persist"] else {}
-    changes = nmapply.plan(directory, files) if params["persist"] else []
+    files = nmapply.render(structured)
+    changes = nmapply.plan(directory, files)
     before = view(intent, links)
     timer = {"armed": False}
     steps: list[str] = []
@@ -72,7 +78,7 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             after = view(intent, links)
         except (nmapply.NMApplyError, NetlinkError, OSError, RuntimeError) as exc:
             _fail_and_restore(module, exc, timer, actions, changes, steps)
-    persisted = nmapply.read_back(directory) if params["persist"] else None
+    persisted = nmapply.read_back(directory)
     differs = before != after or bool(changes)
     return {
         "changed": differs,
