@@ -45,7 +45,7 @@ setup-apt:
 	if [ -n "$$missing" ]; then \
 	  echo ">> apt: installing" $$missing; \
 	  [ "$$(id -u)" = 0 ] || { echo "setup needs root for apt (missing: $$missing)" >&2; exit 1; }; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  $(TOP)/tests/tools/apt_no_start.sh $$missing; \
 	fi
 
 setup-venv: $(VENV)/.stamp

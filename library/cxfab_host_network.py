@@ -51,7 +51,9 @@ options:
     type: bool
     default: true
   persist:
-    description: Write the systemd-networkd files.
+    description: >-
+      Write the systemd-networkd files (backend C(networkd)). With C(networkmanager)
+      the profiles are how the network is applied: false is refused.
     type: bool
     default: true
   networkd_dir:
@@ -70,6 +72,24 @@ options:
     description: Prefix of C(/sys) for the IPoIB files (tests point it at a copied tree).
     type: path
     default: /
+  backend:
+    description:
+      - What persists the network and, for C(networkmanager), applies it. C(networkd)
+        changes the links over netlink and writes the networkd files.
+      - C(networkmanager) writes cxfab's keyfiles (C(cxfab-<interface>.nmconnection),
+        0600) to I(nm_keyfile_dir), deletes stale C(cxfab-*) profiles, has
+        NetworkManager load and activate them (C(nmcli)) and reads the links back over
+        netlink. Its revert timer is a NetworkManager checkpoint of the intended
+        devices that exist (D-Bus C(CheckpointCreate) through C(busctl)), destroyed by
+        M(cxfab_host_network_confirm); not confirmed in time, NetworkManager rolls back.
+        IPoIB interfaces are refused on this backend for now.
+    type: str
+    choices: [networkd, networkmanager]
+    default: networkd
+  nm_keyfile_dir:
+    description: NetworkManager's keyfile directory (backend C(networkmanager)).
+    type: path
+    default: /etc/NetworkManager/system-connections
 author: cxfab
 """
 
@@ -117,9 +137,23 @@ files:
 rollback:
   description: >-
     The revert timer - C(armed), and when armed its C(token), C(seconds),
-    C(deadline) (epoch) and C(method) (systemd-run or detached process).
+    C(deadline) (epoch) and C(method) (systemd-run, detached process or
+    networkmanager checkpoint, then with its C(checkpoint) object path).
   type: dict
   returned: always
+backend:
+  description: The backend that applied (C(networkmanager) only; absent for networkd).
+  type: str
+  returned: when backend is networkmanager
+steps:
+  description: What was done through NetworkManager (profiles removed, written, activated).
+  type: list
+  elements: str
+  returned: when backend is networkmanager
+keyfiles:
+  description: cxfab's keyfiles as read back from I(nm_keyfile_dir), in the comparable form.
+  type: dict
+  returned: when backend is networkmanager
 """
 
 from ansible.module_utils.cxfab.host.stages import serve  # noqa: E402

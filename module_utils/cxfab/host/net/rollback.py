@@ -223,8 +223,47 @@ def arm(
     return public(record)
 
 
+def arm_checkpoint(
+    directory: str, interfaces, seconds: int, runner=subprocess.run, clock=time.time
+) -> dict:
+    """The NetworkManager backend's timer: a checkpoint of the existing `interfaces`.
+
+    NetworkManager rolls back by itself when the checkpoint is not destroyed within
+    `seconds` (nmcheckpoint), so no watchdog runs; the record only lets `disarm` find the
+    checkpoint. A checkpoint still pending from an unconfirmed earlier change is kept and
+    given `seconds` more: it holds the state before that change, the last one confirmed.
+    """
+    from . import nmcheckpoint
+
+    if seconds <= 0:
+        raise RollbackError(f"revert time must be positive, got {seconds}")
+    with _locked(directory):
+        earlier = _read_json(os.path.join(directory, ARMED))
+        if earlier and not earlier.get("checkpoint"):
+            raise RollbackError(
+                f"a revert timer of another backend is pending ({earlier.get('method')}, "
+                f"change {earlier['token']}): confirm it first"
+            )
+        try:
+            checkpoint = earlier and earlier["checkpoint"]
+            if not (checkpoint and nmcheckpoint.adjust(runner, checkpoint, seconds)):
+                paths = nmcheckpoint.devices(runner, interfaces)
+                checkpoint = nmcheckpoint.create(runner, paths.values(), seconds)
+        except nmcheckpoint.CheckpointError as exc:
+            raise RollbackError(f"NetworkManager checkpoint: {exc}") from exc
+        record = {
+            "token": secrets.token_hex(8),
+            "seconds": seconds,
+            "deadline": clock() + seconds,
+            "method": "networkmanager checkpoint",
+            "checkpoint": checkpoint,
+        }
+        _write_json(os.path.join(directory, ARMED), record)
+    return public(record)
+
+
 def public(record: dict) -> dict:
-    keys = ("token", "seconds", "deadline", "method", "unit", "pid")
+    keys = ("token", "seconds", "deadline", "method", "unit", "pid", "checkpoint")
     return {"armed": True, **{k: record[k] for k in keys if k in record}}
 
 
@@ -258,6 +297,16 @@ def disarm(directory: str, token: str = "", runner=subprocess.run, clock=time.ti
         if armed and token in ("", armed["token"]):
             _stop(armed, runner)
             result = {"state": "confirmed", "token": armed["token"], "at": clock()}
+            if armed.get("checkpoint") and not _keep_checkpoint(armed, runner):
+                result = {
+                    "state": "reverted",
+                    "token": armed["token"],
+                    "reason": f"not confirmed within {armed['seconds']} s",
+                    "restored": [f"NetworkManager rolled back checkpoint {armed['checkpoint']}"],
+                    "errors": [],
+                    "deadline": armed["deadline"],
+                    "at": clock(),
+                }
             _write_json(os.path.join(directory, RESULT), result)
             os.unlink(os.path.join(directory, ARMED))
             return result
@@ -268,6 +317,16 @@ def disarm(directory: str, token: str = "", runner=subprocess.run, clock=time.ti
         f"no revert timer and no result for change {token or '(any)'} in {directory}: "
         "the host restarted (which clears /run) or another run replaced the record"
     )
+
+
+def _keep_checkpoint(armed: dict, runner) -> bool:
+    """Destroy the record's checkpoint (the change stays); False: NetworkManager rolled back."""
+    from . import nmcheckpoint
+
+    try:
+        return nmcheckpoint.destroy(runner, armed["checkpoint"])
+    except nmcheckpoint.CheckpointError as exc:
+        raise RollbackError(f"NetworkManager checkpoint {armed['checkpoint']}: {exc}") from exc
 
 
 # ---------------------------------------------------------------- on the host
@@ -306,6 +365,10 @@ def fire(
 def restore(record: dict) -> tuple[list[str], list[str]]:
     """IPoIB modes and MTUs back over sysfs, links over netlink (re-planned until nothing
     is left), then the files."""
+    if record.get("checkpoint"):
+        from . import nmcheckpoint
+
+        return nmcheckpoint.restore(record)
     from .linkplan import describe
     from .restore import differences, restore_intent, restore_plan
 

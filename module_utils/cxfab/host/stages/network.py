@@ -12,10 +12,12 @@ import sys
 
 from ansible.module_utils.basic import missing_required_lib
 
+from ...structured import nmkeyfile
 from .. import net as hostnet
 from ..net import IntentError, agent, bonding, ipoib, linkplan, netlink, restore, rollback
 from ..net.linkplan import check_protected, describe, plan, simulate, summary
 from ..net.netlink import apply, read_links
+from . import network_nm
 
 try:
     from pyroute2 import IPRoute
@@ -152,6 +154,8 @@ ARGUMENT_SPEC = {
     "revert_seconds": {"type": "int", "default": 0},
     "rollback_dir": {"type": "path", "default": rollback.ROLLBACK_DIR},
     "root": {"type": "path", "default": "/"},
+    "backend": {"type": "str", "default": "networkd", "choices": ["networkd", "networkmanager"]},
+    "nm_keyfile_dir": {"type": "path", "default": nmkeyfile.KEYFILE_DIR},
 }
 
 
@@ -189,6 +193,10 @@ def run(module) -> dict:
             actions = plan(intent, links, params["purge_addresses"])
         except IntentError as exc:
             module.fail_json(msg=str(exc), path=exc.path, protected=seeds, changed=False)
+        if params["backend"] == "networkmanager":
+            return network_nm.run(
+                module, ipr, intent, structured, links, actions, protected, _view, read_links
+            )
         files = (
             [] if wanted_files is None else file_changes(directory, wanted_files, NETWORKD_PREFIX)
         )

@@ -1,0 +1,124 @@
+"""The host network stage on the NetworkManager backend (host_network_backend: networkmanager).
+
+Same contract as the networkd path in network.py - the management interface and the
+connection's interfaces are refused before anything changes, check mode and the diff
+come from the netlink reading, a second run with nothing to do changes nothing - but
+NetworkManager owns the links: the stage writes cxfab's keyfiles, has NetworkManager
+load and activate them (net/nmapply.py) and reads the links back over netlink.
+The revert timer is a NetworkManager checkpoint of the existing intended devices
+(net/nmcheckpoint.py through rollback.arm_checkpoint): not confirmed in time,
+NetworkManager restores the profiles and links itself.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+from ..net import nmapply, rollback
+from ..net.linkplan import describe, plan, simulate
+
+try:
+    from pyroute2.netlink.exceptions import NetlinkError
+except ImportError:  # pragma: no cover - network.py reports the missing library
+    NetlinkError = OSError
+
+
+class NotConverged(RuntimeError):
+    """The links still differ from the intent after NetworkManager activated the profiles."""
+
+
+def intended_interfaces(intent: dict) -> list[str]:
+    names = [m["name"] for m in intent["members"]]
+    if intent["bond"]:
+        names.append(intent["bond"]["name"])
+    return names + [v["name"] for v in intent["vlans"]]
+
+
+def run(module, ipr, intent, structured, links, actions, protected, view, read_links) -> dict:
+    """Check, or apply through NetworkManager; the result dict of cxfab_host_network."""
+    params = module.params
+    if not params["persist"]:
+        module.fail_json(
+            msg="persist: false cannot be honoured with backend networkmanager: NetworkManager "
+            "applies the network from cxfab's profiles, so they are always written",
+            changed=False,
+        )
+    if intent.get("ipoib"):
+        module.fail_json(
+            msg="IPoIB interfaces through NetworkManager are not applied yet (issue 28): "
+            "the structured config lists " + ", ".join(i["name"] for i in intent["ipoib"]),
+            changed=False,
+        )
+    directory = params["nm_keyfile_dir"]
+    files = nmapply.render(structured)
+    changes = nmapply.plan(directory, files)
+    before = view(intent, links)
+    timer = {"armed": False}
+    steps: list[str] = []
+    if module.check_mode or not (actions or changes):
+        after = view(intent, simulate(links, actions))
+    else:
+        runner = _runner(module)
+        if params["revert_seconds"]:
+            wanted = [n for n in intended_interfaces(intent) if n not in protected]
+            try:
+                timer = rollback.arm_checkpoint(
+                    params["rollback_dir"], wanted, params["revert_seconds"], runner=runner
+                )
+            except (rollback.RollbackError, OSError) as exc:
+                module.fail_json(msg=f"could not arm the revert timer, nothing changed: {exc}")
+        try:
+            nmapply.apply(runner, directory, files, relink=bool(actions), done=steps)
+            links = read_links(ipr)
+            left = plan(intent, links, params["purge_addresses"])
+            if left:
+                raise NotConverged(
+                    "links did not converge: " + "; ".join(describe(a) for a in left)
+                )
+            after = view(intent, links)
+        except (nmapply.NMApplyError, NetlinkError, OSError, RuntimeError) as exc:
+            _fail_and_restore(module, exc, timer, actions, changes, steps)
+    persisted = nmapply.read_back(directory)
+    differs = before != after or bool(changes)
+    return {
+        "changed": differs,
+        "differs": differs,
+        "backend": "networkmanager",
+        "actions": [describe(a) for a in actions],
+        "steps": steps,
+        "ipoib": {},
+        "protected": protected,
+        "links": after,
+        "intent": intent,
+        "files": changes,
+        "keyfiles": persisted,
+        "rollback": timer,
+        "diff": {"before": before, "after": after},
+    }
+
+
+def _runner(module):
+    def run(argv, **_kwargs):
+        rc, out, err = module.run_command(argv)
+        return subprocess.CompletedProcess(argv, rc, out, err)
+
+    return run
+
+
+def _fail_and_restore(module, exc, timer, actions, changes, steps):
+    """A change that failed half way: NetworkManager rolls the checkpoint back now."""
+    details = {
+        "actions": [describe(a) for a in actions],
+        "files": changes,
+        "steps": steps,
+        "changed": True,
+    }
+    if not timer.get("armed"):
+        module.fail_json(msg=str(exc), **details)
+    directory = module.params["rollback_dir"]
+    result = rollback.fire(directory, timer["token"], str(exc))
+    if result is None:  # confirmed or replaced meanwhile: report what the record says
+        result = rollback.disarm(directory, timer["token"])
+    module.fail_json(
+        msg=rollback.describe_result(result), reverted=True, rollback=result, **details
+    )
