@@ -1,4 +1,10 @@
-"""Lab tier: VRRP takeover on the dataplane twin, measured by the failover drill.
+"""Lab tier: the failover drill on the dataplane twin, VLAN 20 under VRRP, 10 and 30 MAGP.
+
+This is the lab's one switch-kill drill (it replaced a drill of the all-MAGP intent,
+which measured the same paths but VLAN 20's gateway a third time under MAGP):
+drill.yml runs the hosts' continuous pings, fails lab-sw-a with the lab's own fault
+command (`make lab-fail SWITCH=a`: its emulator killed, every port dark) and brings it
+back (`make lab-heal SWITCH=a`).
 
 The lab intent runs MAGP on every VLAN, which every other suite relies on. This suite
 applies a test-only copy of it in which VLAN 20's gateway is VRRP with lab-sw-a as
@@ -26,7 +32,7 @@ from tests.system import switchpair
 from tests.system.deployment import Deployment
 from tests.tools.inventory import write_copy
 
-pytestmark = [pytest.mark.lab, pytest.mark.vrrp, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.lab, pytest.mark.dataplane, pytest.mark.vrrp, pytest.mark.timeout(1800)]
 
 VLAN, VRID = 20, 20
 MASTER, BACKUP = "lab-sw-a", "lab-sw-b"
@@ -104,7 +110,8 @@ def test_vrrp_backup_takes_the_gateway_over_when_the_master_dies(deployed, lab, 
     for target in report["targets"]:
         failure, back = target["failure"], target["return"]
         where = (target["host"], target["id"])
-        assert failure["measured"] and back["measured"] and back["recovered"], (where, target)
+        assert failure["sent"] > 10 and back["sent"] > 10, (where, target)
+        assert failure["recovered"] and back["recovered"], (where, target)
         limit = MAX_TAKEOVER_S if target in vrrp_paths else MAX_GAP_S
         assert failure["longest_gap_s"] <= limit, (where, failure)
         assert back["longest_gap_s"] <= MAX_GAP_S, (where, back)
