@@ -60,7 +60,7 @@ def test_a_wrong_vrrp_path_or_type_fails_the_spec(body, said):
     at = ("interface", "vlan20", "ip", "vrrp", "virtual-router", "20")
     problems = spec.validate(body, at=at)
     assert len(problems) == 1 and said in problems[0], problems
-    assert spec.validate({}, at=at[:-1] + ("256",)) == [
+    assert spec.validate({}, at=(*at[:-1], "256")) == [
         "interface.vlan20.ip.vrrp.virtual-router.256: not a path cxfab has confirmed"
     ]
 
@@ -144,3 +144,27 @@ def test_the_emulator_takes_vrrp_elects_alone_and_shows_the_documented_shape():
                                "state": lab_vrrp.rfc.MASTER}}}  # fmt: skip
     switch.peering.elections.tick(switch.applied, peer, 1e9 + 1, 1e9 + 1)
     assert switch.operational(path)["20"]["address-family"]["ipv4"]["status"] == "Backup"
+
+
+def test_the_intent_takes_vrrp_on_a_cumulus_pair_without_mlag_only():
+    from cxfab.intent.validate import validate_inventory
+
+    from tests.tools import inventory
+
+    def rule_errors(patches):
+        patched = inventory.apply(inventory.load(), patches)
+        result = validate_inventory(patched.fabric_vars(), patched.cxfab_hosts(),
+                                    patched.groups, patched.host_settings())  # fmt: skip
+        return [str(e) for e in result.errors if e.rule == "cumulus-gateway-vrrp"]
+
+    cumulus_ = [{"path": "cxfab_switch_pairs[0].platform", "value": "cumulus"}]
+    every_vrrp = [
+        {"path": f"cxfab_vlans[{i}].gateway",
+         "value": {"mode": "vrrp", "virtual_ip": ip, "vrrp": {"vrid": vid}}}
+        for i, (ip, vid) in enumerate(
+            [("12.0.0.1", 1), ("12.0.10.1", 10), ("12.0.20.1", 20), ("12.0.30.1", 30)])
+    ]  # fmt: skip
+    no_mlag = [{"path": "cxfab_switch_pairs[0].mlag", "delete": True}]
+    assert rule_errors(cumulus_ + no_mlag + every_vrrp) == []
+    with_mlag = [*cumulus_, {"path": "cxfab_switch_pairs[0].mlag.ipl.vlan", "value": 4094}]
+    assert len(rule_errors(with_mlag + every_vrrp)) == 4  # one per VRRP VLAN
