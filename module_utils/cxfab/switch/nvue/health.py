@@ -21,16 +21,11 @@ check: an output that is missing, is not JSON or lacks a field never passes.
 
 from __future__ import annotations
 
-import json
-
 from ...common.checks import check, judged
 from . import health_vrrp, names
+from .show_json import Failed, Unreadable, field, read  # noqa: F401 (the driver's names)
 
 AWAITING = "confirm"  # UNCONFIRMED: a revision applied, its confirm timer running
-
-
-class Unreadable(ValueError):
-    """A show output cxfab cannot read; the checks built on it fail with this text."""
 
 
 def show_mlag() -> str:
@@ -64,36 +59,6 @@ def needed_shows(structured: dict) -> list[str]:
     if structured.get("lossless"):
         shows.append(show_roce())
     return shows
-
-
-class Failed(str):
-    """An output slot holding why the read failed (the transport's message), not JSON."""
-
-
-def read(outputs: dict, command: str, empty: bool = False) -> dict:
-    """The JSON object of `command`'s output; `empty` accepts `{}` (no revisions)."""
-    text = outputs.get(command)
-    if text is None:
-        raise Unreadable(f"{command}: not run or failed")
-    if isinstance(text, Failed):
-        raise Unreadable(f"{command}: {text}")
-    try:
-        data = json.loads(text) if isinstance(text, str) else text
-    except ValueError as exc:
-        raise Unreadable(f"{command}: not JSON ({exc.msg})") from None
-    if not isinstance(data, dict) or not (data or empty):
-        raise Unreadable(f"{command}: not a JSON object with fields")
-    return data
-
-
-def field(data: dict, *path: str):
-    """The value at `path`, or Unreadable naming the missing field."""
-    node = data
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            raise Unreadable(f"no field {'.'.join(path)}")
-        node = node[key]
-    return node
 
 
 def _truth(value) -> bool:

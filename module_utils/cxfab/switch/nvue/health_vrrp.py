@@ -19,7 +19,8 @@ VRID or one of these fields fails the checks built on it, never passes.
 from __future__ import annotations
 
 from ...common.checks import check, judged
-from . import health, names
+from . import names
+from .show_json import Unreadable, field, read
 
 MASTER = "Master"
 
@@ -37,14 +38,14 @@ def _expected(gateway: dict) -> str:
 
 
 def _router(outputs: dict, gateway: dict) -> dict:
-    routers = health.read(outputs, show_vrrp(gateway["vlan"]))
-    return health.field(routers, str(gateway["vrid"]))
+    routers = read(outputs, show_vrrp(gateway["vlan"]))
+    return field(routers, str(gateway["vrid"]))
 
 
 def _ipv4(router: dict) -> dict:
-    ipv4 = health.field(router, "address-family", "ipv4")
+    ipv4 = field(router, "address-family", "ipv4")
     if not isinstance(ipv4, dict):
-        raise health.Unreadable("address-family.ipv4 is not an object")
+        raise Unreadable("address-family.ipv4 is not an object")
     return ipv4
 
 
@@ -56,15 +57,15 @@ def switch_checks(structured: dict, outputs: dict) -> list[dict]:
         expected = _expected(gateway)
         try:
             router = _router(outputs, gateway)
-            addresses = health.field(_ipv4(router), "virtual-addresses")
-            priority = health.field(router, "priority")
+            addresses = field(_ipv4(router), "virtual-addresses")
+            priority = field(router, "priority")
             if not isinstance(addresses, dict | list):
-                raise health.Unreadable("virtual-addresses is not a set of addresses")
+                raise Unreadable("virtual-addresses is not a set of addresses")
             shown = ",".join(sorted(str(a).split("/")[0] for a in addresses)) or "none"
             observed = f"address {shown}, priority {priority}"
             checks.append(judged(check_id, name, observed == expected, expected, observed,
                                  scope="local"))  # fmt: skip
-        except health.Unreadable as exc:
+        except Unreadable as exc:
             checks.append(check(check_id, name, "fail", expected, f"unreadable: {exc}",
                                 scope="local"))  # fmt: skip
     return checks
@@ -79,9 +80,9 @@ def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]
         states, unread = {}, []
         for switch in switches:
             try:
-                status = health.field(_ipv4(_router(outputs.get(switch) or {}, gateway)), "status")
+                status = field(_ipv4(_router(outputs.get(switch) or {}, gateway)), "status")
                 states[switch] = str(status)
-            except health.Unreadable as exc:
+            except Unreadable as exc:
                 states[switch] = f"unreadable: {exc}"
                 unread.append(switch)
         masters = [s for s, state in states.items() if state == MASTER]
