@@ -41,8 +41,22 @@ def _without_vlan30(structured: dict) -> None:
     structured["vlans"] = [v for v in structured["vlans"] if v["id"] != 30]
 
 
+def _vrrp_gateways(structured: dict) -> None:
+    """Every VRR gateway of the pair made VRRP (VRID = VLAN, VLAN 1 keeps VRID 1); the
+    masters spread over the peers by VLAN order, as the Onyx intent does (110 / 100)."""
+    first = structured["switch"] == "lab-sw-a"
+    structured["vrrp"] = [
+        {"vlan": g["vlan"], "vrid": g["vlan"], "virtual_ip": g["virtual_ip"],
+         "priority": 110 if (n % 2 == 0) == first else 100, "preempt": True,
+         "advertisement_interval": 1}
+        for n, g in enumerate(structured["anycast_gateways"])
+    ]  # fmt: skip
+    structured["anycast_gateways"] = []
+
+
 EDITS = {
     None: lambda s: None,
+    "vrrp-gateways": _vrrp_gateways,
     "vlan10-mtu-1500": lambda s: _mtu(s, 1500),
     "vlan30-removed": _without_vlan30,  # still in scope: its bridge VLAN and SVI unset
 }
@@ -56,10 +70,11 @@ def structured_for(name: str, port: int, edit: str | None) -> dict:
 
 
 @contextmanager
-def running_pair(base: Path):
+def running_pair(base: Path, peered: bool = False):
     """Two emulated NVUE switches under `base`, as the deploy tests drive them:
-    {"pair": the emulators, "switches": {name: {port, cert}}, "snapshots": a directory}."""
-    with nvue_pair(base / "run") as pair:
+    {"pair": the emulators, "switches": {name: {port, cert}}, "snapshots": a directory};
+    `peered`: they exchange the MLAG keepalive (fixtures.nvue_pair)."""
+    with nvue_pair(base / "run", peered=peered) as pair:
         switches = {n: {"port": s.port, "cert": s.cert} for n, s in pair.items()}
         yield {"pair": pair, "switches": switches, "snapshots": str(base / "snapshots")}
 

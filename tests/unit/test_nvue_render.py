@@ -92,7 +92,7 @@ def test_access_trunk_and_static_bonds():
         (lambda s: s["mlag_bonds"][0].update(lacp_mode="passive"), "no passive LACP"),
         (lambda s: s["mlag_bonds"][0].update(members=["1/1/2"]), "only whole ports"),
         (lambda s: s["partner_management"].update(address="sw-b.example"), "IPv4 address"),
-        (lambda s: s.update(vrrp=[{"vlan": 1, "vrid": 1}]), "VRRP is not rendered"),
+        (lambda s: s.update(vrrp=[{"vlan": 1, "vrid": 1}]), "cannot run VRR and VRRP"),
         (lambda s: s["lossless"].update(priority=4), "priority 3"),
     ],
 )

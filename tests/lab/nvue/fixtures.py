@@ -18,6 +18,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -78,7 +79,19 @@ class NvueSwitch:
         return answer
 
 
-def start(run_dir: Path, name: str, role: str = "primary") -> NvueSwitch:
+def _free_udp_ports(count: int) -> list[int]:
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(count)]
+    try:
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def start(run_dir: Path, name: str, role: str = "primary", keepalive=None) -> NvueSwitch:
+    """One emulator process; `keepalive` (its UDP port, the peer's) peers it (peering.py)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     marker = run_dir / f"{name}.json"
     marker.unlink(missing_ok=True)
@@ -86,7 +99,9 @@ def start(run_dir: Path, name: str, role: str = "primary") -> NvueSwitch:
     with open(run_dir / f"{name}.log", "a", encoding="utf-8") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tests.lab.nvue.server", "--name", name,
-             "--run-dir", str(run_dir), "--role", role, "--username", USERNAME],
+             "--run-dir", str(run_dir), "--role", role, "--username", USERNAME,
+             *(["--keepalive-port", str(keepalive[0]), "--peer-keepalive-port",
+                str(keepalive[1])] if keepalive else [])],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     deadline = time.monotonic() + START_TIMEOUT
@@ -107,11 +122,18 @@ def stop(switch: NvueSwitch) -> None:
 
 
 @contextlib.contextmanager
-def nvue_pair(run_dir: Path, names=("lab-sw-a", "lab-sw-b")) -> Iterator[dict[str, NvueSwitch]]:
+def nvue_pair(
+    run_dir: Path, names=("lab-sw-a", "lab-sw-b"), peered: bool = False
+) -> Iterator[dict[str, NvueSwitch]]:
+    """The two switches; `peered`: they exchange the MLAG keepalive (peering.py: peer
+    state and the VRRP elections follow what each hears of the other)."""
     switches: dict[str, NvueSwitch] = {}
+    ports = _free_udp_ports(2) if peered else None
     try:
         for index, name in enumerate(names):
-            switches[name] = start(Path(run_dir), name, "primary" if index == 0 else "secondary")
+            keepalive = (ports[index], ports[1 - index]) if ports else None
+            switches[name] = start(Path(run_dir), name, "primary" if index == 0 else "secondary",
+                                   keepalive)  # fmt: skip
         yield switches
     finally:
         for switch in switches.values():

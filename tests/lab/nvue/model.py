@@ -31,6 +31,7 @@ AWAITING = "confirm"  # UNCONFIRMED: applied, waiting for the confirm answer
 ROLLED_BACK = "confirm_fail"  # UNCONFIRMED: the timer ran out or the answer was no
 CONFIRM_TIME = re.compile(r"^([1-9][0-9]{0,5})s$")  # UNCONFIRMED API form of `--confirm 300s`
 FAULTS = ("peer-down", "vrr-down", "refuse-apply")
+VRRP_SHOW = ("ip", "vrrp", "virtual-router")  # nv show interface vlanN ip vrrp virtual-router
 
 
 class Garbled(str):
@@ -367,6 +368,12 @@ class Switch:
             down = "vrr-down" in self.faults or vrr.get("enable") != "on"
             vrr["state"] = "down" if down else "up"
             return vrr
+        if len(path) == 5 and path[0] == "interface" and path[2:] == VRRP_SHOW:
+            if path[1] not in interfaces:
+                raise NotFound("/".join(path))
+            if not self.peering.enabled:
+                self.peering.tick()  # alone: no keepalive ticks it, no advertisement heard
+            return self.peering.elections.show(self.applied, path[1])
         if path == ("qos", "roce"):
             roce = copy.deepcopy(_walk(self.applied, path))
             if roce.get("mode") == "lossless":  # the RoCE page's `nv show qos roce` table

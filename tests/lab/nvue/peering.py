@@ -29,6 +29,7 @@ from tests.lab.onyx.dataplane import local_mpo_active
 from tests.lab.onyx.switch import PEER_TIMEOUT
 
 from .dataplane import NvueTreeError, switch_config
+from .vrrp import Elections
 
 
 class Peering:
@@ -40,10 +41,17 @@ class Peering:
         self.msg: dict | None = None
         self.seen = 0.0
         self.ipl_cut = False  # the lab's `fail ipl`: this switch's peer-link cable is gone
+        self.elections = Elections()  # VRRP (vrrp.py)
 
     # -------------------------------------------------- the Keepalive's interface
     def tick(self) -> None:
-        """Nothing runs on a timer here (the Onyx pair's VRRP election does)."""
+        """One step of the VRRP elections: the peer's advertisements cross the pair's L2
+        path, so none is heard while either end's peer link is cut or the peer is silent."""
+        with self.switch.lock:
+            peer = self.peer()
+            if peer and (self.ipl_cut or peer.get("ipl_cut")):
+                peer = None
+            self.elections.tick(self.switch.applied, peer, self.seen, time.monotonic())
 
     def summary(self) -> dict:
         with self.switch.lock:
@@ -54,6 +62,7 @@ class Peering:
                 "ipl_cut": self.ipl_cut,
                 "system_mac": str(mlag.get("mac-address", "")).lower(),
                 "mpos": {str(n): {"active": up} for n, up in self.local_bonds().items()},
+                "vrrp": self.elections.summary(tree),
             }
 
     def receive(self, msg: dict) -> None:

@@ -23,6 +23,9 @@ NVUE_PEERLINK_VLAN = 4094
 # `nv set qos roce mode lossless` enables PFC on switch priority 3 (Cumulus Linux 5.9
 # user guide, "RDMA over Converged Ethernet - RoCE", default configuration table).
 NVUE_ROCE_PRIORITY = 3
+# `ip vrrp virtual-router <id> advertisement-interval`: 10-40950 milliseconds (NVUE
+# command reference, VRR and VRRP set commands); the intent says seconds.
+NVUE_VRRP_INTERVAL_MS = 40950
 
 
 def _cumulus_pairs(view: FabricView) -> Iterator[tuple[int, dict]]:
@@ -103,19 +106,45 @@ def cumulus_ports_unsplit(view: FabricView) -> Iterator[Finding]:
                         )
 
 
-@rule("cumulus-gateway-vrr")
-def cumulus_gateway_vrr(view: FabricView) -> Iterator[Finding]:
-    """Gateways on a cumulus pair are MAGP (NVUE VRR), not VRRP."""
-    cumulus = {pair["name"] for _, pair in _cumulus_pairs(view)}
+@rule("cumulus-gateway-vrrp")
+def cumulus_gateway_vrrp(view: FabricView) -> Iterator[Finding]:
+    """VRRP on a cumulus pair: only without MLAG, never beside VRR, interval at most 40 s."""
+    cumulus = {pair["name"]: pair for _, pair in _cumulus_pairs(view)}
+    modes: dict[str, dict[str, int]] = {}  # pair -> gateway mode -> first VLAN index
     for v, vlan in enumerate(view.vlans):
-        if vlan["state"] != "present" or vlan["gateway"]["mode"] != "vrrp":
+        mode = vlan["gateway"]["mode"]
+        if vlan["state"] != "present" or mode not in ("magp", "vrrp"):
             continue
-        names = [pair["name"] for pair in view.vlan_pairs(vlan) if pair["name"] in cumulus]
-        if names:
+        for pair in view.vlan_pairs(vlan):
+            if pair["name"] in cumulus:
+                modes.setdefault(pair["name"], {}).setdefault(mode, v)
+        names = [p["name"] for p in view.vlan_pairs(vlan) if p["name"] in cumulus]
+        if mode != "vrrp" or not names:
+            continue
+        if any(cumulus[name].get("mlag") for name in names):
+            # Cumulus Linux user guide, "Virtual Router Redundancy Protocol - VRRP":
+            # "You cannot use VRRP with MLAG" (5.0-5.2, "VRR and VRRP": "You use VRRP
+            # without MLAG"); VRR is NVIDIA's gateway for an MLAG pair.
             yield (
                 ("vlans", v, "gateway", "mode"),
-                f"switch pair {names[0]} is cumulus: its gateways are NVUE VRR (mode magp); "
-                "cxfab has not confirmed NVUE's VRRP priority/preempt/interval paths",
+                f"switch pair {names[0]} is cumulus and runs MLAG: NVIDIA's VRRP page says "
+                "VRRP cannot be used with MLAG; use mode magp (NVUE VRR) on this pair",
+            )
+        interval = vlan["gateway"].get("vrrp", {}).get("advertisement_interval", 1)
+        if interval * 1000 > NVUE_VRRP_INTERVAL_MS:
+            yield (
+                ("vlans", v, "gateway", "vrrp", "advertisement_interval"),
+                f"switch pair {names[0]} is cumulus: NVUE's VRRP advertisement-interval is "
+                f"at most {NVUE_VRRP_INTERVAL_MS} ms, not {interval} s",
+            )
+    for name, seen in modes.items():
+        if len(seen) == 2:
+            v = seen["vrrp"]
+            yield (
+                ("vlans", v, "gateway", "mode"),
+                f"switch pair {name} is cumulus: VLAN {view.vlans[seen['magp']]['id']} is VRR "
+                f'(mode magp) and VLAN {view.vlans[seen["vrrp"]]["id"]} VRRP; NVIDIA: "You '
+                'cannot configure both VRR and VRRP on the same switch"',
             )
 
 

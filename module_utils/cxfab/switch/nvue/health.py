@@ -4,7 +4,8 @@ The check ids are the Onyx driver's (switch/onyx/health.py), so verify and the
 pair transaction judge both OSes alike: config.saved (no revision waiting for its
 confirm), mlag.enabled, mlag.system_mac, mlag.ipl_config (local), mlag.oper,
 mlag.ipl_state, mlag.mpo_status, mpo.N (pair), magp.N.config (local) and
-magp.N.state (pair) for the VRR gateways, pfc/trust/ecn.<port> for lossless RoCE,
+magp.N.state (pair) for the VRR gateways, vrrp.V.I.config / .master for VRRP
+(health_vrrp.py), pfc/trust/ecn.<port> for lossless RoCE,
 and mlag.system_mac_equal across peers. mlag.backup (the partner's management address
 as the MLAG backup; backup-active is shown, not judged) stands where Onyx has
 mlag_vip.nodes.
@@ -20,16 +21,11 @@ check: an output that is missing, is not JSON or lacks a field never passes.
 
 from __future__ import annotations
 
-import json
-
 from ...common.checks import check, judged
-from . import names
+from . import health_vrrp, names
+from .show_json import Failed, Unreadable, field, read  # noqa: F401 (the driver's names)
 
 AWAITING = "confirm"  # UNCONFIRMED: a revision applied, its confirm timer running
-
-
-class Unreadable(ValueError):
-    """A show output cxfab cannot read; the checks built on it fail with this text."""
 
 
 def show_mlag() -> str:
@@ -59,39 +55,10 @@ def needed_shows(structured: dict) -> list[str]:
         shows += [show_mlag(), show_interface(names.PEERLINK)]
         shows += [show_interface(names.bond(b["id"])) for b in structured.get("mlag_bonds") or []]
     shows += [show_vrr(g["vlan"]) for g in structured.get("anycast_gateways") or []]
+    shows += health_vrrp.needed_shows(structured)
     if structured.get("lossless"):
         shows.append(show_roce())
     return shows
-
-
-class Failed(str):
-    """An output slot holding why the read failed (the transport's message), not JSON."""
-
-
-def read(outputs: dict, command: str, empty: bool = False) -> dict:
-    """The JSON object of `command`'s output; `empty` accepts `{}` (no revisions)."""
-    text = outputs.get(command)
-    if text is None:
-        raise Unreadable(f"{command}: not run or failed")
-    if isinstance(text, Failed):
-        raise Unreadable(f"{command}: {text}")
-    try:
-        data = json.loads(text) if isinstance(text, str) else text
-    except ValueError as exc:
-        raise Unreadable(f"{command}: not JSON ({exc.msg})") from None
-    if not isinstance(data, dict) or not (data or empty):
-        raise Unreadable(f"{command}: not a JSON object with fields")
-    return data
-
-
-def field(data: dict, *path: str):
-    """The value at `path`, or Unreadable naming the missing field."""
-    node = data
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            raise Unreadable(f"no field {'.'.join(path)}")
-        node = node[key]
-    return node
 
 
 def _truth(value) -> bool:
@@ -318,17 +285,20 @@ def switch_checks(structured: dict, outputs: dict) -> list[dict]:
     if structured.get("mlag"):
         checks += _mlag_checks(structured, outputs)
     checks += _vrr_checks(structured, outputs)
+    checks += health_vrrp.switch_checks(structured, outputs)
     if structured.get("lossless"):
         checks += _lossless_checks(structured, outputs)
     return checks
 
 
 def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]) -> list[dict]:
-    """Both peers show the intended MLAG system MAC (mlag.system_mac_equal)."""
+    """Both peers show the intended MLAG system MAC (mlag.system_mac_equal); one VRRP
+    Master per virtual router (vrrp.<vlan>.<vrid>.master)."""
     switches = sorted(structured)
     first = structured[switches[0]]
+    vrrp = health_vrrp.pair_checks(pair, structured, outputs)
     if not first.get("mlag"):
-        return []
+        return vrrp
     macs = {}
     for switch in switches:
         try:
@@ -340,5 +310,6 @@ def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]
     return [
         judged("mlag.system_mac_equal", pair, ok,
                f"mac-address {first['mlag']['system_mac']} on both peers",
-               ", ".join(f"{k}: {v}" for k, v in macs.items()), scope="pair")
+               ", ".join(f"{k}: {v}" for k, v in macs.items()), scope="pair"),
+        *vrrp,
     ]  # fmt: skip

@@ -11,7 +11,7 @@ node cxfab owns that the desired tree does not have. Nothing else is touched:
   structured scope lists it (an MPO set `absent`, a VLAN of the pair) or, with
   `scope.prune`, when it is an MLAG bond, SVI or VLAN cxfab no longer intends;
 - `mlag` keys only with `scope.mlag`, `qos roce` only with `scope.lossless`,
-  `router vrr enable` only with `scope.prune`.
+  `router vrr enable` and `router vrrp enable` only with `scope.prune`.
 
 Equal trees give no operations: a second run sends nothing.
 """
@@ -35,6 +35,7 @@ MODELLED = (
     ("link", "mtu"),
     ("ip", "address"),
     ("ip", "vrr"),
+    ("ip", "vrrp"),
 )
 SWP_MODELLED = (("link", "mtu"),)
 MLAG_MODELLED = ("enable", "mac-address", "backup", "peer-ip")
@@ -111,7 +112,10 @@ class Owner:
                 return False
             return self.prune or (path[4].isdigit() and int(path[4]) in self.vlans)
         if head == "router":
-            return self.prune and path[:3] == ("router", "vrr", "enable")
+            return self.prune and path[:3] in (
+                ("router", "vrr", "enable"),
+                ("router", "vrrp", "enable"),
+            )
         if head == "qos":
             return self.lossless and path[:2] == ("qos", "roce")
         return False

@@ -16,6 +16,9 @@ Sources (CumulusNetworks/docs, content/cumulus-linux-59/...):
          br_default vlan/untagged, port access/untagged/vlan)
   Bond   Layer-2/Bonding-Link-Aggregation.md (bond member, bond mode lacp|static)
   RoCE   Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md
+  VRRP   content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (ip vrrp enable,
+         ip vrrp virtual-router <vrid> address/priority/preempt/advertisement-interval,
+         router vrrp enable; the 5.14-and-earlier `ip vrrp` names)
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import ipaddress
 from . import names
 
 ON = "on"  # 5.9-5.14 booleans (`enable on`); 5.15 writes `state enabled` (refused by intent)
+VRRP_INTERVAL_MS = (10, 40950)  # `advertisement-interval`, milliseconds (VRR-and-VRRP reference)
 ROCE_PRIORITY = 3  # `qos roce mode lossless` enables PFC on switch priority 3 (RoCE page)
 SUPPORTED_RELEASES = ("5.9", "5.10", "5.11", "5.12", "5.13", "5.14")
 
@@ -121,10 +125,38 @@ def _bonds(structured: dict, interfaces: dict) -> None:
         interfaces[names.bond(bond["id"])] = tree
 
 
-def _svis(structured: dict, interfaces: dict) -> bool:
+def _vrrp(gateways: list[dict]) -> dict:
+    """`ip vrrp` of one SVI: its virtual routers keyed by VRID, `enable on`."""
+    routers = {}
+    for gateway in gateways:
+        interval = gateway["advertisement_interval"] * 1000  # intent: seconds; NVUE: ms
+        if not VRRP_INTERVAL_MS[0] <= interval <= VRRP_INTERVAL_MS[1]:
+            raise RenderError(
+                f"vrrp vlan {gateway['vlan']} vrid {gateway['vrid']}: advertisement interval "
+                f"{gateway['advertisement_interval']} s is outside NVUE's "
+                f"{VRRP_INTERVAL_MS[0]}-{VRRP_INTERVAL_MS[1]} ms"
+            )
+        routers[str(gateway["vrid"])] = {
+            "address": {str(ipaddress.IPv4Address(gateway["virtual_ip"])): {}},
+            "priority": gateway["priority"],
+            "preempt": ON if gateway["preempt"] else "off",
+            "advertisement-interval": interval,
+        }
+    return {"enable": ON, "virtual-router": routers}
+
+
+def _svis(structured: dict, interfaces: dict) -> tuple[bool, bool]:
+    """The SVIs; (VRR used, VRRP used). NVUE runs one of them per switch: "You cannot
+    configure both VRR and VRRP on the same switch" (VRR page, VRRP page)."""
     gateways = {g["vlan"]: g for g in structured.get("anycast_gateways") or []}
-    if structured.get("vrrp"):
-        raise RenderError("vrrp: NVUE VRRP is not rendered yet (intent rule cumulus-gateway-vrr)")
+    vrrp: dict[int, list] = {}
+    for gateway in structured.get("vrrp") or []:
+        vrrp.setdefault(gateway["vlan"], []).append(gateway)
+    if gateways and vrrp:
+        raise RenderError(
+            f"vrrp (VLAN {min(vrrp)}) beside VRR gateways (VLAN {min(gateways)}): NVUE cannot "
+            "run VRR and VRRP on the same switch"
+        )
     for svi in structured.get("vlan_interfaces") or []:
         address = ipaddress.IPv4Interface(svi["ip_address"])
         ip: dict = {"address": {str(address): {}}}
@@ -137,13 +169,17 @@ def _svis(structured: dict, interfaces: dict) -> bool:
                 "enable": ON,
                 "state": {"up": {}},
             }
+        if svi["id"] in vrrp:
+            ip["vrrp"] = _vrrp(vrrp.pop(svi["id"]))
         interfaces[names.svi(svi["id"])] = {
             "type": "svi",
             "vlan": svi["id"],
             "ip": ip,
             "link": {"mtu": svi["mtu"]},
         }
-    return bool(gateways)
+    if vrrp:
+        raise RenderError(f"vrrp vlan {min(vrrp)}: no VLAN interface (SVI) to run it on")
+    return bool(gateways), bool(structured.get("vrrp"))
 
 
 def render(structured: dict) -> dict:
@@ -159,8 +195,11 @@ def render(structured: dict) -> dict:
     vlans = [v["id"] for v in structured.get("vlans") or []]
     if vlans:
         tree["bridge"] = {"domain": {names.BRIDGE: {"vlan": _keys(vlans)}}}
-    if _svis(structured, interfaces):
+    vrr, vrrp = _svis(structured, interfaces)
+    if vrr:
         tree["router"] = {"vrr": {"enable": ON}}
+    if vrrp:
+        tree["router"] = {"vrrp": {"enable": ON}}
     lossless = structured.get("lossless")
     if lossless:
         if lossless["priority"] != ROCE_PRIORITY:

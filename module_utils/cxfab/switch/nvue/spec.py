@@ -50,6 +50,7 @@ FORMATS = {
     "ipv4-address": _ipv4,
     "vlan-id": _vlan_id,
     "state": lambda v: v in ("up", "down"),
+    "vrid": lambda v: v.isdigit() and 1 <= int(v) <= 255,
 }
 
 

@@ -21,7 +21,7 @@ marked so in their `source`.
 """
 
 TEXT = r"""{
- "SOURCE": {"repository": "CumulusNetworks/docs", "release": "Cumulus Linux 5.9 (5.9-5.14 share these paths: NVUE command reference notes 'In Cumulus Linux 5.14 and earlier')", "files": ["content/cumulus-linux-59/Layer-2/Multi-Chassis-Link-Aggregation-MLAG.md", "content/cumulus-linux-59/Layer-2/Virtual-Router-Redundancy-VRR.md", "content/cumulus-linux-59/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode.md", "content/cumulus-linux-59/Layer-2/Bonding-Link-Aggregation.md", "content/cumulus-linux-59/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md"], "commits": {"content/cumulus-linux-59/Layer-2/Multi-Chassis-Link-Aggregation-MLAG.md": "15835b8a01aaeaf3152f30e53cbe38e523e770f4", "content/cumulus-linux-59/Layer-2/Virtual-Router-Redundancy-VRR.md": "1dff9dc0b2b9d55c1d66828a83209ee3b8d6eae2", "content/cumulus-linux-59/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode.md": "161d364e3288f1dadd7bc175fab9556d7b843f00", "content/cumulus-linux-59/Layer-2/Bonding-Link-Aggregation.md": "a4ecc6efd628c7418b81ebaa2dcc609ef266f53d", "content/cumulus-linux-59/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md": "574cc095bca09e1f94cf8a0b0ba2ac6c00157657"}, "note": "Hand-kept parts of the NVUE object tree for the paths cxfab writes, taken from the user guide's NVUE commands and /etc/nvue.d/startup.yaml examples (CLI path = tree path). Not yet cross-checked against static/cumulus-linux-59/api/openapi.json (not in the stored index; 5.0-5.3 specs are): UNCONFIRMED against the openapi spec."
+ "SOURCE": {"repository": "CumulusNetworks/docs", "release": "Cumulus Linux 5.9 (5.9-5.14 share these paths: NVUE command reference notes 'In Cumulus Linux 5.14 and earlier')", "files": ["content/cumulus-linux-59/Layer-2/Multi-Chassis-Link-Aggregation-MLAG.md", "content/cumulus-linux-59/Layer-2/Virtual-Router-Redundancy-VRR.md", "content/cumulus-linux-59/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode.md", "content/cumulus-linux-59/Layer-2/Bonding-Link-Aggregation.md", "content/cumulus-linux-59/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md", "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md"], "commits": {"content/cumulus-linux-59/Layer-2/Multi-Chassis-Link-Aggregation-MLAG.md": "15835b8a01aaeaf3152f30e53cbe38e523e770f4", "content/cumulus-linux-59/Layer-2/Virtual-Router-Redundancy-VRR.md": "1dff9dc0b2b9d55c1d66828a83209ee3b8d6eae2", "content/cumulus-linux-59/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode.md": "161d364e3288f1dadd7bc175fab9556d7b843f00", "content/cumulus-linux-59/Layer-2/Bonding-Link-Aggregation.md": "a4ecc6efd628c7418b81ebaa2dcc609ef266f53d", "content/cumulus-linux-59/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE.md": "574cc095bca09e1f94cf8a0b0ba2ac6c00157657", "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md": "2d3c1c14849e4c0c80019f31fb7a52e139a83adc"}, "note": "Hand-kept parts of the NVUE object tree for the paths cxfab writes, taken from the user guide's NVUE commands and /etc/nvue.d/startup.yaml examples (CLI path = tree path). Not yet cross-checked against static/cumulus-linux-59/api/openapi.json (not in the stored index; 5.0-5.3 specs are): UNCONFIRMED against the openapi spec."
 
  },
  "tree": {"type": "object",
@@ -73,6 +73,19 @@ TEXT = r"""{
 
           }
          }
+        },
+        "vrrp": {"type": "object", "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (nv set interface <interface-id> ip vrrp; 5.14 and earlier: ip, not ipv4)",
+         "properties": {"enable": {"type": "string", "enum": ["on", "off"], "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (nv set interface swp1 ip vrrp enable on; default off)"},
+          "virtual-router": {"type": "map", "key": "vrid", "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (nv set interface <interface-id> ip vrrp virtual-router <virtual-router-id>); VRID range 1-255 from RFC 5798 and the user guide's 00:00:5E:00:01:XX MAC (XX = VRID): UNCONFIRMED in NVUE's own words",
+           "values": {"type": "object",
+            "properties": {"priority": {"type": "integer", "minimum": 1, "maximum": 254, "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (ip vrrp virtual-router 44 priority 254; between 1 and 254, default 100)"}, "preempt": {"type": "string", "enum": ["on", "off"], "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (ip vrrp virtual-router 44 preempt off; default on)"}, "advertisement-interval": {"type": "integer", "minimum": 10, "maximum": 40950, "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (ip vrrp virtual-router 44 advertisement-interval 2000; 10-40950 milliseconds, default 1000)"}, "version": {"type": "integer", "minimum": 2, "maximum": 3, "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (ip vrrp virtual-router <id> version; 2 or 3, default 3; not sent by cxfab)"},
+             "address": {"type": "map", "key": "ipv4-address", "values": {"type": "object", "properties": {}}, "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (ip vrrp virtual-router 44 address 10.0.0.1; <ip-address-id> an IPv4 or IPv6 address, no prefix in the example)"
+
+             }
+            }
+           }
+          }
+         }
         }
        }
       }
@@ -107,6 +120,11 @@ TEXT = r"""{
     "properties": {
      "vrr": {"type": "object", "source": "content/cumulus-linux-59/Layer-2/Virtual-Router-Redundancy-VRR.md (startup.yaml: router: vrr: enable: on)",
       "properties": {"enable": {"type": "string", "enum": ["on", "off"], "source": "content/cumulus-linux-59/Layer-2/Virtual-Router-Redundancy-VRR.md (startup.yaml: enable: on)"}
+
+      }
+     },
+     "vrrp": {"type": "object", "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (nv set router vrrp: VRRP globally on the switch)",
+      "properties": {"enable": {"type": "string", "enum": ["on", "off"], "source": "content/nvue-reference/Set-and-Unset-Commands/VRR-and-VRRP.md (nv set router vrrp enable on; default off)"}
 
       }
      }
