@@ -62,17 +62,22 @@ def vrrp_checks(drivers) -> dict:
     return {(c["target"], c["id"]): c for c in checks if c["id"].startswith("vrrp.")}
 
 
-def settled_checks(drivers) -> dict:
-    """The vrrp checks once every VRID has one Master: lab-sw-b, applied second, takes
-    over the VRIDs it has the higher priority of when its master-down timer runs out
-    (preempt), and the peer steps down when it hears that: until then a read may show
-    one Master too few or, for one advertisement, two."""
+def settled_checks(drivers, masters: dict[str, str]) -> dict:
+    """The vrrp checks once every VRID has one Master and the masters are those expected
+    (masters: check target id -> observed): lab-sw-b, applied second, takes over the
+    VRIDs it has the higher priority of when its master-down timer runs out (preempt),
+    and the peer steps down when it hears that: until then a read may show one Master
+    too few, for one advertisement two, or (a pass) lab-sw-a still Master of them all."""
     for driver in drivers.values():
         driver.open(fixtures.USERNAME, fixtures.PASSWORD, check_host_key=True)
     deadline = time.monotonic() + SETTLE_S
     while True:
         checks = vrrp_checks(drivers)
-        if all(c["status"] == "pass" for c in checks.values()) or time.monotonic() > deadline:
+        settled = all(c["status"] == "pass" for c in checks.values()) and all(
+            checks.get(("lab-rack", check), {}).get("observed") == seen
+            for check, seen in masters.items()
+        )
+        if settled or time.monotonic() > deadline:
             return checks
         time.sleep(0.25)
 
@@ -89,16 +94,16 @@ def test_vrrp_gateways_elect_one_master_each_a_second_run_is_a_no_op_and_vrr_uns
         assert "nv set router vrrp enable on" in lines
         priority = 110 if name == A else 100  # VLAN 20 is the pair's third VRRP VLAN
         assert f"nv set interface vlan20 ip vrrp virtual-router 20 priority {priority}" in lines
-    checks = settled_checks(built["drivers"])
+    # The higher priority is Master: lab-sw-a for VLANs 1 and 20, lab-sw-b for 10 and 30.
+    masters = {
+        "vrrp.20.20.master": "lab-sw-a: Master, lab-sw-b: Backup",
+        "vrrp.10.10.master": "lab-sw-a: Backup, lab-sw-b: Master",
+    }
+    checks = settled_checks(built["drivers"], masters)
     assert len(checks) == 4 * 2 + 4  # .config on each switch, .master per VRID
     assert all(c["status"] == "pass" for c in checks.values()), checks
-    # The higher priority is Master: lab-sw-a for VLANs 1 and 20, lab-sw-b for 10 and 30.
-    assert checks[("lab-rack", "vrrp.20.20.master")]["observed"] == (
-        "lab-sw-a: Master, lab-sw-b: Backup"
-    )
-    assert checks[("lab-rack", "vrrp.10.10.master")]["observed"] == (
-        "lab-sw-a: Backup, lab-sw-b: Master"
-    )
+    for check, observed in masters.items():
+        assert checks[("lab-rack", check)]["observed"] == observed, checks
 
     started = time.monotonic()
     again = run(lab)["result"]
