@@ -123,6 +123,21 @@ def judged(check_id, target, ok, expected, observed, message="", **extra) -> dic
     return check(check_id, target, "pass" if ok else "fail", expected, observed, message, **extra)
 
 
+def one_master(vlan, vrid, pair: str, states: dict[str, str], unread: list[str]) -> dict:
+    """`vrrp.<vlan>.<vrid>.master` of a pair, whatever the OS: exactly one peer reads
+    Master and none could not be read (a partner not read is not "no master there").
+    states: switch -> its state as read (or why it was not)."""
+    masters = [switch for switch, state in states.items() if state == "Master"]
+    return judged(
+        f"vrrp.{vlan}.{vrid}.master",
+        pair,
+        len(masters) == 1 and not unread,
+        "exactly one Master",
+        ", ".join(f"{switch}: {state}" for switch, state in states.items()),
+        scope="pair",
+    )
+
+
 class Checks(list):
     """Checks of one target, in the order they are made."""
 

@@ -18,11 +18,9 @@ VRID or one of these fields fails the checks built on it, never passes.
 
 from __future__ import annotations
 
-from ...common.checks import check, judged
+from ...common.checks import check, judged, one_master
 from . import names
 from .show_json import Unreadable, field, read
-
-MASTER = "Master"
 
 
 def show_vrrp(vlan: int) -> str:
@@ -85,15 +83,5 @@ def pair_checks(pair: str, structured: dict[str, dict], outputs: dict[str, dict]
             except Unreadable as exc:
                 states[switch] = f"unreadable: {exc}"
                 unread.append(switch)
-        masters = [s for s, state in states.items() if state == MASTER]
-        checks.append(
-            judged(
-                f"vrrp.{gateway['vlan']}.{gateway['vrid']}.master",
-                pair,
-                len(masters) == 1 and not unread,
-                "exactly one Master",
-                ", ".join(f"{k}: {v}" for k, v in states.items()),
-                scope="pair",
-            )
-        )
+        checks.append(one_master(gateway["vlan"], gateway["vrid"], pair, states, unread))
     return checks

@@ -14,7 +14,7 @@ never compares two missing values.
 
 from __future__ import annotations
 
-from ...common.checks import check, judged
+from ...common.checks import check, judged, one_master
 from .readerror import ReadError
 from .readerror import unreadable as _unreadable
 from .shows import PARSERS, parse, parse_show_vrrp, show_command
@@ -444,15 +444,5 @@ def pair_checks(
                 unread.append(switch)
                 continue
             states[switch] = inst["state"] if inst else "instance absent"
-        masters = [s for s, state in states.items() if state == "Master"]
-        checks.append(
-            judged(
-                f"vrrp.{key[0]}.{key[1]}.master",
-                pair,
-                len(masters) == 1 and not unread,
-                "exactly one Master",
-                ", ".join(f"{k}: {v}" for k, v in states.items()),
-                scope="pair",
-            )
-        )
+        checks.append(one_master(key[0], key[1], pair, states, unread))
     return checks
