@@ -140,6 +140,11 @@ def test_what_networkmanager_programs_of_the_egress_maps_today(readings, network
         assert _egress(readings["applied"][vlan["name"]]) == {1: vlan["egress_qos_map"][1]}
 
 
+def test_the_sandbox_leaves_the_guests_hostname_alone(readings, lab):
+    name = lab.hosts[0].name
+    assert readings["hostname"] == {"before": name, "after": name}
+
+
 def test_a_second_apply_changes_nothing(readings):
     again = readings["again"]
     assert (again["plan"], again["steps"]) == ([], [])

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -133,6 +134,7 @@ def run(structured_path: str) -> dict:
     from tests.tools import nm_sandbox
 
     start, structured_path = time.monotonic(), str(Path(structured_path).resolve())
+    hostname = socket.gethostname()
     for module in (["bonding", "max_bonds=0"], ["8021q"]):
         subprocess.run(["modprobe", *module], check=True)
     workdir = Path(tempfile.mkdtemp(prefix="cxfab-nmlab-"))
@@ -157,6 +159,9 @@ def run(structured_path: str) -> dict:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     result["total_s"] = round(time.monotonic() - start, 1)
+    # Nothing of the sandbox may leak into the guest: its hostname is what the host's
+    # lldpd announces to the switches (NetworkManager once renamed it, see nm_sandbox).
+    result["hostname"] = {"before": hostname, "after": socket.gethostname()}
     return result
 
 

@@ -1,6 +1,6 @@
 """A real NetworkManager in private namespaces, for the integration tier.
 
-`running(workdir, ports)` starts, under `unshare --net --mount --pid --fork
+`running(workdir, ports)` starts, under `unshare --net --mount --pid --uts --fork
 --mount-proc`, this file's `serve`, which is PID 1 of the new namespaces and:
 
 - mounts a tmpfs on /run (the bus socket, NetworkManager's run state and cxfab's
@@ -67,6 +67,7 @@ NM_CONF = """# cxfab integration sandbox (tests/tools/nm_sandbox.py)
 [main]
 plugins=keyfile
 no-auto-default=*
+hostname-mode=none
 dhcp=internal
 dns=none
 rc-manager=unmanaged
@@ -112,7 +113,10 @@ def running(workdir: Path, ports, managed=("cx*",), timeout: float = 30):
     """The sandbox, torn down on leaving (also on failure)."""
     workdir = Path(workdir)
     argv = [
-        "unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc",
+        # --uts: NetworkManager sets the kernel hostname from /etc/hostname at start;
+        # without a namespace of its own it renamed a lab guest (lab-host1 -> the
+        # controller's `vm`, whose /etc the guests share), and its LLDP with it.
+        "unshare", "--net", "--mount", "--pid", "--uts", "--fork", "--mount-proc",
         "--propagation", "private", "--kill-child",
         sys.executable, "-m", "tests.tools.nm_sandbox", "serve", str(workdir),
         ",".join(ports), ",".join(managed),
