@@ -81,26 +81,25 @@ def create(runner, device_paths, seconds: int) -> str:
     return _object_path(reply)
 
 
-def adjust(runner, checkpoint: str, seconds: int) -> bool:
-    """Give a pending checkpoint `seconds` more from now; False when it is gone."""
+def _unless_gone(runner, method: str, signature: str, *args) -> bool:
+    """Call `method` on a checkpoint; False when NetworkManager no longer has it."""
     try:
-        _call(runner, "CheckpointAdjustRollbackTimeout", "ou", checkpoint, seconds)
+        _call(runner, method, signature, *args)
     except CheckpointError as exc:
         if GONE in str(exc):
             return False
         raise
     return True
+
+
+def adjust(runner, checkpoint: str, seconds: int) -> bool:
+    """Give a pending checkpoint `seconds` more from now; False when it is gone."""
+    return _unless_gone(runner, "CheckpointAdjustRollbackTimeout", "ou", checkpoint, seconds)
 
 
 def destroy(runner, checkpoint: str) -> bool:
     """Keep the change (drop the checkpoint); False when it is gone (rolled back)."""
-    try:
-        _call(runner, "CheckpointDestroy", "o", checkpoint)
-    except CheckpointError as exc:
-        if GONE in str(exc):
-            return False
-        raise
-    return True
+    return _unless_gone(runner, "CheckpointDestroy", "o", checkpoint)
 
 
 def rollback(runner, checkpoint: str) -> str:
