@@ -49,6 +49,18 @@ elif mount -t 9p -o "$cached_9p" \
 else
     log "emulator cache FAILED: the uncached copy stays"
 fi
+# Ansible's modules reach a host as zips, whose Python files zipimport compiles again
+# on every task: under TCG most of a small task. guest_pycache.py (beside this script,
+# see its docstring) keeps their bytecode; it goes into the guest's sitecustomize, which
+# Debian keeps in /etc (this guest's own tmpfs), so the controller never loads it.
+guest_site=$(readlink -f "$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')/sitecustomize.py")
+if [ -f "$guest_site" ] && [ "${guest_site#/etc/}" != "$guest_site" ] &&
+    cat "$(dirname "$0")/guest_pycache.py" >>"$guest_site"; then
+    log "zip bytecode cache on ($guest_site)"
+else
+    log "zip bytecode cache FAILED: modules compile on every task"
+fi
+
 
 netdev_by_mac() {
     local want=$1 dev
