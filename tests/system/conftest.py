@@ -91,9 +91,12 @@ class LabHost:
         return str(SSH_DIR / f"cm-{self.guest.ssh_port}")
 
     def run(self, command: str, check: bool = True, timeout: float = 120) -> str:
-        result = subprocess.run(
-            self._argv(command), capture_output=True, text=True, timeout=timeout, check=False
-        )
+        try:
+            result = subprocess.run(
+                self._argv(command), capture_output=True, text=True, timeout=timeout, check=False
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise AssertionError(self._timeout_diagnosis(command, exc)) from None
         if check and result.returncode != 0:
             raise AssertionError(
                 f"{self.name}: `{command}` exited {result.returncode}\n"
@@ -101,6 +104,34 @@ class LabHost:
                 + (guest_post_mortem(self.guest) if result.returncode == 255 else "")
             )
         return result.stdout
+
+    def _timeout_diagnosis(self, command: str, exc: subprocess.TimeoutExpired) -> str:
+        """What a command that outlived its timeout leaves to tell a stalled guest from a
+        stalled shared SSH connection (test_fabric_ipl's pings once did, 2026-11-27):
+        the output so far, the control master's state, a fresh connection's answer."""
+
+        def text(data) -> str:
+            return data.decode(errors="replace") if isinstance(data, bytes) else data or ""
+
+        master = subprocess.run(
+            ["ssh", "-O", "check", "-o", f"ControlPath={self.control_path}", "lab"],
+            capture_output=True, text=True, timeout=15, check=False,
+        )  # fmt: skip
+        try:
+            fresh = subprocess.run(
+                labctl.ssh_argv(self.guest, "cat /proc/uptime /proc/loadavg"),
+                capture_output=True, text=True, timeout=30, check=False,
+            )  # fmt: skip
+            answer = f"exit {fresh.returncode}: {fresh.stdout.strip()} {fresh.stderr.strip()}"
+        except subprocess.TimeoutExpired:
+            answer = "no answer within 30 s either"
+        return (
+            f"{self.name}: `{command}` still ran after {exc.timeout} s\n"
+            f"stdout so far:\n{text(exc.stdout)}\nstderr so far:\n{text(exc.stderr)}\n"
+            f"shared SSH connection (ssh -O check): exit {master.returncode} "
+            f"{master.stderr.strip()}\nfresh SSH connection: {answer}"
+            + guest_post_mortem(self.guest)
+        )
 
     def start(self, command: str, log: str) -> None:
         """Run `command` in the background on the guest, output into `log` (guest path)."""
