@@ -71,8 +71,9 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
         try:
             nmapply.apply(runner, directory, files, relink=bool(actions), done=steps)
             links = read_links(ipr)
-            # NetworkManager < 1.46.6 programs one entry of each VLAN egress map
-            # (net/nmegress.py): the rest is set over netlink, then judged like the rest.
+            # NetworkManager 1.42/1.44 (and 1.46-1.50 before their backports) programs one
+            # entry of each VLAN egress map (net/nmegress.py): the map is completed over
+            # netlink, then the links are judged as always.
             links, completed = nmegress.complete(
                 ipr, intent, links, params["purge_addresses"], read_links
             )
