@@ -18,7 +18,9 @@ there, which drives the product's own code and reads the links back over netlink
 2. arms the backend's revert timer (rollback.arm_checkpoint: a NetworkManager checkpoint of
    the ports, LONG seconds - TCG guests are slow) and applies the structured config's
    keyfiles (nmcheckpoint + nmapply.render/apply, as the module's networkmanager backend does);
-   reads the links back (`applied`);
+   reads the links back (`applied`: what NetworkManager alone made of them);
+   completes the VLAN egress maps NetworkManager left short as the module does
+   (net/nmegress.py) and reads the links again (`completed`);
 3. applies again: plan, steps and the links after it (`again`);
 4. re-arms the pending checkpoint with SHORT seconds (arm_checkpoint adjusts a pending one),
    confirms nothing, waits until NetworkManager has rolled back (bond0 gone) and reads the
@@ -74,6 +76,20 @@ def links() -> dict:
     return found
 
 
+def complete_egress_maps(structured: dict) -> dict:
+    """What the module's NetworkManager stage does after activation (stages/network_nm.py):
+    the egress maps NetworkManager left short, set over netlink by nmegress."""
+    from cxfab.host.net import netlink, nmegress
+    from pyroute2 import IPRoute
+
+    intent = {**structured["network"], "ipoib": []}
+    with IPRoute() as ipr:
+        _links, steps = nmegress.complete(
+            ipr, intent, netlink.read_links(ipr), False, netlink.read_links
+        )
+    return {"steps": steps}
+
+
 def inside(structured_path: str) -> dict:
     """Inside the sandbox: the product's apply path, the links read back after each step."""
     import yaml
@@ -102,6 +118,8 @@ def inside(structured_path: str) -> dict:
     out["first"]["seconds"] = round(time.monotonic() - start, 1)
     out["applied"] = links()
     out["read_back"] = nmapply.read_back(KEYFILES)
+    out["completed"] = complete_egress_maps(structured)
+    out["completed"]["links"] = links()
     start = time.monotonic()
     out["again"] = {
         "plan": nmapply.plan(KEYFILES, files),

@@ -4,7 +4,8 @@ Same contract as the networkd path in network.py - the management interface and 
 connection's interfaces are refused before anything changes, check mode and the diff
 come from the netlink reading, a second run with nothing to do changes nothing - but
 NetworkManager owns the links: the stage writes cxfab's keyfiles, has NetworkManager
-load and activate them (net/nmapply.py) and reads the links back over netlink.
+load and activate them (net/nmapply.py) and reads the links back over netlink; VLAN
+egress maps NetworkManager left short are completed over netlink (net/nmegress.py).
 The revert timer is a NetworkManager checkpoint of the existing intended devices
 (net/nmcheckpoint.py through rollback.arm_checkpoint): not confirmed in time,
 NetworkManager restores the profiles and links itself.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import subprocess
 
-from ..net import nmapply, rollback
+from ..net import nmapply, nmegress, rollback
 from ..net.linkplan import describe, plan, simulate
 
 try:
@@ -70,6 +71,13 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
         try:
             nmapply.apply(runner, directory, files, relink=bool(actions), done=steps)
             links = read_links(ipr)
+            # NetworkManager 1.42/1.44 (and 1.46-1.50 before their backports) programs one
+            # entry of each VLAN egress map (net/nmegress.py): the map is completed over
+            # netlink, then the links are judged as always.
+            links, completed = nmegress.complete(
+                ipr, intent, links, params["purge_addresses"], read_links
+            )
+            steps += completed
             left = plan(intent, links, params["purge_addresses"])
             if left:
                 raise NotConverged(

@@ -1,0 +1,159 @@
+"""The NetworkManager backend completes the VLAN egress maps NetworkManager < 1.46.6 leaves short.
+
+NetworkManager 1.42 (Debian 12) types each IFLA_VLAN_EGRESS_QOS entry with its index, and
+the kernel keeps only the entry typed IFLA_VLAN_QOS_MAPPING (= 1): the lab guest's VLANs
+came up with {1: to} only (host/net/nmegress.py has the sources). A fake IPRoute stands in
+for the kernel here; tests/integration/test_nm_egress_netlink.py sends the same call to a
+real one and tests/system/test_lab_networkmanager.py runs it after a real NetworkManager.
+"""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from cxfab.host.net import linkplan, nmapply, nmegress
+from cxfab.host.stages import network_nm
+
+REPO = Path(__file__).resolve().parents[2]
+STRUCTURED = yaml.safe_load((REPO / "tests/golden/lab/structured/lab-host1.yml").read_text())
+INTENT = {**STRUCTURED["network"], "ipoib": []}
+VLANS = [v["name"] for v in INTENT["vlans"]]
+
+
+def _wanted(name):
+    return next(v for v in INTENT["vlans"] if v["name"] == name)["egress_qos_map"]
+
+
+def bare() -> dict:
+    return {p: {"kind": None, "mtu": 1500, "master": None, "up": True, "addresses": []}
+            for p in ("ens1f0", "ens1f1")}  # fmt: skip
+
+
+def converged() -> dict:
+    """The links as the intent says, built from bare ports by linkplan's own simulation."""
+    links = linkplan.simulate(bare(), linkplan.plan(INTENT, bare(), False))
+    assert linkplan.plan(INTENT, links, False) == []
+    return links
+
+
+def as_nm_142_leaves_them() -> dict:
+    """Everything right but each VLAN's egress map: only the entry at index 1 (from 1)."""
+    links = converged()
+    for name in VLANS:
+        links[name]["egress_qos_map"] = {1: _wanted(name)[1]}
+    return links
+
+
+class Kernel:
+    """IPRoute stand-in over a link view; `set` with vlan_egress_qos applies the entries
+    typed IFLA_VLAN_QOS_MAPPING, as net/8021q/vlan_netlink.c does since Linux 6c21660fe221."""
+
+    def __init__(self, links, takes_maps=True):
+        self.links, self.takes_maps, self.calls = copy.deepcopy(links), takes_maps, []
+        self.names = dict(enumerate(self.links, start=1))
+
+    def link_lookup(self, ifname):
+        return [i for i, n in self.names.items() if n == ifname]
+
+    def link(self, command, index, **kwargs):
+        self.calls.append((command, self.names[index], kwargs))
+        qos = kwargs.get("vlan_egress_qos")
+        if command == "set" and qos and self.takes_maps:
+            mapping = self.links[self.names[index]]["egress_qos_map"]
+            for kind, entry in qos["attrs"]:
+                if kind == "IFLA_VLAN_QOS_MAPPING":
+                    mapping[entry["from"]] = entry["to"]
+            self.links[self.names[index]]["egress_qos_map"] = linkplan.normalise_map(mapping)
+
+    def read(self, _ipr=None):
+        return copy.deepcopy(self.links)
+
+
+def test_short_maps_are_completed_over_netlink_with_every_priority_typed_as_a_mapping():
+    kernel = Kernel(as_nm_142_leaves_them())
+    links, steps = nmegress.complete(kernel, INTENT, kernel.read(), False, kernel.read)
+    assert linkplan.plan(INTENT, links, False) == []
+    assert [(c, name) for c, name, _ in kernel.calls] == [("set", n) for n in VLANS]
+    for _command, name, kwargs in kernel.calls:
+        assert kwargs["kind"] == "vlan"
+        assert kwargs["vlan_egress_qos"]["attrs"] == [
+            ("IFLA_VLAN_QOS_MAPPING", {"from": p, "to": _wanted(name)[p]}) for p in range(8)
+        ]
+    to = _wanted(VLANS[0])[1]
+    assert steps[0] == (
+        f"set the egress map of {VLANS[0]} over netlink: NetworkManager left {{1: {to}}}, "
+        f"wanted {linkplan.normalise_map(_wanted(VLANS[0]))}"
+    )
+    assert len(steps) == len(VLANS)
+
+
+def test_nothing_is_set_when_networkmanager_built_the_links_right():
+    kernel = Kernel(converged())
+    assert nmegress.complete(kernel, INTENT, kernel.read(), False, kernel.read) == (
+        kernel.read(), []
+    )  # fmt: skip
+    assert kernel.calls == []
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda links: links[VLANS[0]].update(mtu=1500),
+        lambda links: links.pop(VLANS[-1]),
+        lambda links: links["bond0"].update(addresses=[]),
+    ],
+    ids=["a VLAN's MTU", "a missing VLAN", "the bond's address"],
+)
+def test_no_map_is_set_while_anything_else_differs(spoil):
+    """Not this defect: the caller's convergence check fails and rolls back."""
+    links = as_nm_142_leaves_them()
+    spoil(links)
+    kernel = Kernel(links)
+    assert nmegress.complete(kernel, INTENT, kernel.read(), False, kernel.read) == (links, [])
+    assert kernel.calls == []
+
+
+class Module:
+    check_mode = False
+
+    def __init__(self, tmp_path):
+        self.params = {"persist": True, "nm_keyfile_dir": str(tmp_path / "keyfiles"),
+                       "revert_seconds": 0, "purge_addresses": False,
+                       "rollback_dir": str(tmp_path / "rollback")}  # fmt: skip
+
+    def run_command(self, argv):
+        raise AssertionError(f"nmcli is faked here: {argv}")
+
+    def fail_json(self, **kwargs):
+        raise Failed(kwargs)
+
+
+class Failed(Exception):
+    pass
+
+
+def _stage(tmp_path, monkeypatch, kernel):
+    """network_nm.run with NetworkManager's part faked: it 'activates' and leaves `kernel`."""
+    monkeypatch.setattr(nmapply, "apply", lambda runner, directory, files, relink, done: done)
+    view = lambda intent, links: {n: links.get(n, {}).get("egress_qos_map") for n in VLANS}  # noqa: E731
+    actions = linkplan.plan(INTENT, bare(), False)
+    return network_nm.run(
+        Module(tmp_path), kernel, INTENT, STRUCTURED, {}, actions, {}, view, kernel.read
+    )
+
+
+def test_the_stage_converges_and_reports_the_maps_it_completed(tmp_path, monkeypatch):
+    """Before nmegress the stage failed here with 'links did not converge: set_egress_map'."""
+    result = _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them()))
+    assert result["links"] == {n: linkplan.normalise_map(_wanted(n)) for n in VLANS}
+    assert [s.split(":")[0] for s in result["steps"]] == [
+        f"set the egress map of {n} over netlink" for n in VLANS
+    ]
+
+
+def test_the_stage_fails_when_the_kernel_does_not_take_the_map_either(tmp_path, monkeypatch):
+    with pytest.raises(Failed) as failed:
+        _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them(), takes_maps=False))
+    assert failed.value.args[0]["msg"].startswith("links did not converge: set_egress_map")
+    assert failed.value.args[0]["steps"][0].startswith(f"set the egress map of {VLANS[0]}")
