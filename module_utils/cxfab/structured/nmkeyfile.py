@@ -4,7 +4,7 @@ One connection profile per interface, /etc/NetworkManager/system-connections/
 cxfab-<interface>.nmconnection, mode 0600 (NetworkManager ignores a keyfile readable by
 anyone but root: nm-settings-keyfile(5)). Keys, checked against NetworkManager's
 nm-settings-keyfile(5) and nm-settings(5), its keyfile test data and the properties
-linux-system-roles/network sets (docs/host-network.md lists the sources):
+linux-system-roles/network sets (docs/host-network-backends.md lists the sources):
 
     [connection] id, uuid, type (bond | ethernet | vlan | infiniband), interface-name,
                  master + slave-type=bond on a bond port
@@ -17,7 +17,7 @@ linux-system-roles/network sets (docs/host-network.md lists the sources):
     [ipv6]       method=disabled (networkd's LinkLocalAddressing=no)
 
 `read_keyfiles` parses such files back into persisted.comparable's form. Pure Python,
-no NetworkManager needed; the D-Bus API is not used (docs/host-network.md says why).
+no NetworkManager needed; the D-Bus API is not used (docs/host-network-backends.md says why).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ BACKEND_KEY = "host_network_backend"
 BACKENDS = ("networkd", "networkmanager", "netplan")
 CHOICES = ("auto", *BACKENDS)
 # What each backend needs running on the host to apply what cxfab writes. cxfab's
-# netplan definitions carry `renderer: networkd` (docs/host-network.md: the egress
+# netplan definitions carry `renderer: networkd` (docs/host-network-backends.md: the egress
 # QoS map rides on a networkd drop-in), so netplan needs networkd too.
 NEEDS = {
     "networkd": ("networkd_running", "systemd-networkd is not running"),

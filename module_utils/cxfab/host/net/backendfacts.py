@@ -11,7 +11,7 @@
   only watches, "connected (externally)", are not counted).
 
 `run(argv)` returns (exit status, stdout); a missing command is (127, ""). Not yet
-called by the module: wiring `auto` to it is the next slice (docs/host-network.md).
+called by the module: wiring `auto` to it is the next slice (docs/host-network-backends.md).
 """
 
 from __future__ import annotations
