@@ -36,3 +36,24 @@ def test_a_lost_timer_wedge_is_named(tmp_path, monkeypatch):
 def test_a_slow_healthy_boot_and_a_missing_console_are_not_wedged(tmp_path, monkeypatch):
     assert lab.boot_wedged(_guest(tmp_path, monkeypatch, HEALTHY)) == ""
     assert lab.boot_wedged(_guest(tmp_path / "none", monkeypatch, None)) == ""
+
+
+class _Process:
+    def __init__(self, status):
+        self.status = status
+
+    def poll(self):
+        return self.status
+
+
+def test_a_qemu_gone_mid_boot_is_trouble_to_restart_for_and_a_running_one_is_not(
+    tmp_path, monkeypatch
+):
+    # CI, 2026-11-27: lab-host1's QEMU segfaulted at PCI enumeration.
+    crashed = _guest(tmp_path, monkeypatch, "[    1.13] pci 0000:00:0a.0: BAR 1\n")
+    later = lab.time.monotonic() + 600
+    assert lab.boot_trouble(crashed, _Process(-11), later) == "its QEMU exited with status -11"
+    assert lab.boot_trouble(crashed, _Process(None), later) == ""
+    assert lab.boot_trouble(crashed, _Process(None), 0.0).startswith("no SSH after")
+    wedged = _guest(tmp_path / "w", monkeypatch, WEDGED)
+    assert lab.boot_trouble(wedged, _Process(None), later).startswith("rcu_preempt")

@@ -663,8 +663,10 @@ def compile_guest_python() -> None:
 # ---------------------------------------------------------------- commands
 # A TCG guest now and then boots into a wedge: one vCPU halts and its timer interrupt
 # never comes (seen: "rcu_preempt kthread timer wakeup didn't happen ... idling at
-# native_safe_halt", then every task blocked; the guest never answers SSH). Such a
-# guest is started again, once; a healthy boot prints none of these lines.
+# native_safe_halt", then every task blocked; the guest never answers SSH). Its QEMU
+# also crashed once mid-boot (CI, 2026-11-27: the kernel logged "qemu-system-x86 ...
+# segfault" at PCI enumeration). Such a guest is started again, once, and the lab says
+# why; a healthy boot shows neither.
 BOOT_RESTARTS = 1
 WEDGE_SIGNS = ("rcu_preempt kthread timer wakeup didn't happen", "rcu_preempt kthread starved")
 
@@ -676,6 +678,17 @@ def boot_wedged(guest: Guest) -> str:
     except OSError:
         return ""
     return next((sign for sign in WEDGE_SIGNS if sign in text), "")
+
+
+def boot_trouble(guest: Guest, proc, deadline: float) -> str:
+    """Why a booting guest will not answer without a fresh start, '' while it may: a
+    wedge its console shows, its QEMU gone, or its boot time used up."""
+    exited = proc.poll()
+    if sign := boot_wedged(guest):
+        return sign
+    if exited is not None:
+        return f"its QEMU exited with status {exited}"
+    return f"no SSH after {BOOT_TIMEOUT_S}s" if time.monotonic() >= deadline else ""
 
 
 def restart_guest(guest: Guest) -> float:
@@ -738,8 +751,11 @@ def up() -> int:
         for guest in ALL_GUESTS:
             if guest.name in ready:
                 continue
-            late = time.monotonic() >= deadlines[guest.name]
-            why = boot_wedged(guest) or (f"no SSH after {BOOT_TIMEOUT_S}s" if late else "")
+            why = boot_trouble(guest, procs[guest.name], deadlines[guest.name])
+            if procs[guest.name].poll() is not None:  # the console shows how far it got
+                tail = guest.console_log.read_text(errors="replace").splitlines()[-15:]
+                log(f"{guest.name} exited early; console {guest.console_log} ends:")
+                print("\n".join(tail), flush=True)
             if why and restarts[guest.name] > 0:
                 restarts[guest.name] -= 1
                 log(f"{guest.name} is stuck booting ({why}): starting it again")
@@ -751,12 +767,6 @@ def up() -> int:
             if why:
                 stuck = f"{guest.name}: {why}"
                 break
-            if procs[guest.name].poll() is not None:
-                tail = guest.console_log.read_text(errors="replace").splitlines()[-15:]
-                log(f"{guest.name} exited early; console {guest.console_log} ends:")
-                print("\n".join(tail), flush=True)
-                down(quiet=True)
-                return 1
             if ssh_ok(guest):
                 ready[guest.name] = time.monotonic() - started
                 log(f"{guest.name} answers SSH after {ready[guest.name]:.1f}s")
