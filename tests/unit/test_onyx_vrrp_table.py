@@ -1,9 +1,15 @@
-"""`show vrrp` is read from the manual's two table layouts (docs/switches.md, "VRRP")."""
+"""`show vrrp` is read from the manual's two table layouts (docs/switches.md, "VRRP"),
+and the emulator's tables of a 3.6 and a 3.10 release read back to its own state."""
 
 from __future__ import annotations
 
 import pytest
 from cxfab.switch.onyx import health, shows
+
+from tests.lab.onyx import shows as lab_shows
+from tests.lab.onyx import vrrp
+from tests.lab.onyx.switch import Identity, Switch
+from tests.unit.test_lab_dataplane import lab_switch
 
 OLD_HEADER = "Interface  VR  Pri  Time  Pre  State   VR IP addr\n" + "-" * 49 + "\n"
 NEW_HEADER = (
@@ -74,3 +80,34 @@ def test_an_output_it_cannot_read_is_refused_naming_show_vrrp(text, why):
     with pytest.raises(health.ReadError, match=r"could not read `show vrrp`") as raised:
         shows.parse_show_vrrp(text)
     assert why in str(raised.value)
+
+
+@pytest.mark.parametrize("release", ["3.6.8008", "3.10.4504"])
+def test_the_emulators_table_reads_back_to_its_own_vrrp_state(release):
+    switch = Switch(Identity("lab-sw-a", release, "7C:FE:90:11:00:0A", "127.0.0.1"))
+    switch.cfg = lab_switch()
+    for line in (
+        "protocol vrrp",
+        "interface vlan 30 vrrp 30",
+        "interface vlan 30 vrrp 30 address 12.0.30.254",
+        "interface vlan 30 vrrp 30 priority 120",
+        "interface vlan 30 vrrp 31",
+        "interface vlan 30 vrrp 31 address 12.0.30.253",
+        "interface vlan 30 vrrp 31 advertisement-interval 3",
+        "no interface vlan 30 vrrp 31 preempt",
+    ):
+        switch.cfg.apply(line)
+    switch.vrrp = {"30:30": vrrp.Instance(vrrp.MASTER), "30:31": vrrp.Instance(vrrp.BACKUP)}
+    text = lab_shows.show_vrrp(switch, json_print=False)
+    want = {
+        (v["vlan"], v["vrid"]): {
+            "state": v["state"],
+            "virtual_ip": v["address"],
+            "priority": v["priority"],
+        }
+        for v in switch.vrrp_view()
+    }
+    assert len(want) == 2 and shows.parse_show_vrrp(text) == want
+    # The layout is the release's: 3.6 prints `Pri Time Pre`, 3.9 on `Adv-Intvl`.
+    assert ("Adv-Intvl" in text) == (release != "3.6.8008")
+    assert ("3s    N" in text) == (release == "3.6.8008")
