@@ -297,7 +297,8 @@ def test_vrrp_elects_one_master_by_priority_with_preemption(conns):
         assert "%" not in output, output
 
     def states() -> tuple[str, str]:
-        return tuple(field(show(conns[n], "show vrrp"), "State") for n in (A, B))
+        read = [onyx_shows.parse_show_vrrp(show(conns[n], "show vrrp")) for n in (A, B)]
+        return tuple(r.get((20, 20), {}).get("state") for r in read)
 
     wait_for(lambda: states() == ("Master", "Backup"))
     conns[B].send_config_set(["interface vlan 20 vrrp 20 priority 120"])

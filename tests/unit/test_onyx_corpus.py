@@ -63,7 +63,7 @@ def test_json_print_version_without_product_release_gives_the_release_not_the_up
         ("mlag_3.10.txt", shows.parse_show_magp),
         ("empty.txt", shows.parse_show_vrrp),
         ("not_a_record.txt", shows.parse_show_vrrp),
-        ("vrrp_error_in_record.txt", shows.parse_show_vrrp),
+        ("vrrp_truncated_row.txt", shows.parse_show_vrrp),
         ("magp_20_30.txt", shows.parse_show_vrrp),
     ],
 )
@@ -133,13 +133,17 @@ def _gateway_outputs(switch: str) -> dict:
     return {"magp": text("magp_20_30.txt"), "vrrp": text(f"vrrp_{switch}.txt")}
 
 
-def test_vrrp_records_read_with_their_state_and_priority():
-    vrrp = shows.parse_show_vrrp(text("vrrp_sw-a.txt"))
+def test_vrrp_tables_read_with_their_state_and_priority():
+    vrrp = shows.parse_show_vrrp(text("vrrp_sw-a.txt"))  # 3.9+, VLAN 1 also on IPv6
     assert vrrp[(1, 1)] == {"state": "Master", "virtual_ip": "12.0.0.1", "priority": 110}
     assert vrrp[(10, 10)]["state"] == "Backup"
+    assert shows.parse_show_vrrp(text("vrrp_sw-b.txt")) == {  # 3.6, Eth1/5 left out
+        (1, 1): {"state": "Backup", "virtual_ip": "12.0.0.1", "priority": 100},
+        (10, 10): {"state": "Master", "virtual_ip": "12.0.10.1", "priority": 110},
+    }
 
 
-@pytest.mark.parametrize("damaged", [*DAMAGED, "magp_truncated.txt", "vrrp_error_in_record.txt"])
+@pytest.mark.parametrize("damaged", [*DAMAGED, "magp_truncated.txt", "vrrp_truncated_row.txt"])
 @pytest.mark.parametrize("command", ["magp", "vrrp"])
 def test_no_gateway_check_passes_on_an_output_it_did_not_read(command, damaged):
     sc, _ = intended(gateway_fabric(), "sw-a")
@@ -170,7 +174,7 @@ def test_one_vrrp_master_per_vrid_over_both_peers_passes():
     assert all(c["status"] == "pass" for c in checks), checks
 
 
-@pytest.mark.parametrize("damaged", [*DAMAGED, "vrrp_error_in_record.txt", None])
+@pytest.mark.parametrize("damaged", [*DAMAGED, "vrrp_truncated_row.txt", None])
 def test_the_vrrp_master_check_fails_when_the_partner_could_not_be_read(damaged):
     # sw-a alone is Master of VRID 1: an unread partner must not make that "exactly one".
     partner = {"vrrp": None if damaged is None else text(damaged)}
@@ -180,7 +184,7 @@ def test_the_vrrp_master_check_fails_when_the_partner_could_not_be_read(damaged)
 
 
 def test_a_partner_read_without_the_instance_is_told_apart_from_an_unread_one():
-    only_vlan_1 = text("vrrp_sw-b.txt").split("\nVRRP vlan 10")[0]
+    only_vlan_1 = text("vrrp_sw-b.txt").split("\nVlan10")[0]
     checks = {c["id"]: c for c in _pair({"vrrp": only_vlan_1})}
     assert checks["vrrp.1.1.master"]["status"] == "pass"
     absent = checks["vrrp.10.10.master"]

@@ -23,7 +23,7 @@ def test_json_print_is_asked_for_from_3_6_6000_compared_as_numbers(release, suff
     # "3.10.2002" < "3.6.6000" as strings: a string comparison would send text to 3.10.
     for key in ("mlag", "mlag_vip", "mpo", "magp", "files"):
         assert shows.show_command(key, release) == shows.SHOW_COMMANDS[key] + suffix
-    assert shows.show_command("vrrp", NEW) == "show vrrp"  # no public capture: text
+    assert shows.show_command("vrrp", NEW) == "show vrrp"  # no json-print example: text
     assert shows.show_command("mlag", None) == "show mlag"  # release unknown: text
 
 

@@ -83,8 +83,9 @@ def test_pair_checks_need_exactly_one_vrrp_master():
             vlan["gateway"] = {"mode": "vrrp", "virtual_ip": "12.0.10.1", "vrrp": {}}
     structures = {name: intended(fabric, name)[0] for name in ("sw-a", "sw-b")}
     vrrp = (
-        "\nVRRP vlan 10 vrid 10:\n  Interface vlan: 10\n  VRID          : 10\n"
-        "  State         : {}\n"
+        "Interface  VR  Pri  Time  Pre  State   VR IP addr\n"
+        "-------------------------------------------------\n"
+        "Vlan10     10  100  1s    Y    {}  12.0.10.1\n"
     )
     both = {
         "sw-a": {"vrrp": vrrp.format("Master"), "mlag": None},

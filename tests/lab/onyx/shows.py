@@ -7,7 +7,8 @@ and later print a list of {"<name>": [ {...} ]} (or name -> [ {...} ]). Outputs
 that are one record (`show version`, `show mlag`, `show mlag-vip`, `show
 protocols`) stay a flat dict on every release: the collection's cliconf reads
 `Product release` straight from `show version | json-print` on all releases.
-`show vrrp` is a best guess (no public capture exists).
+`show vrrp` prints the manual's 3.6 table before 3.9 and its 3.9 table from 3.9 on
+(quoted second-hand, no capture: docs/switches.md).
 """
 
 from __future__ import annotations
@@ -453,35 +454,43 @@ def show_magp(switch: Switch, json_print: bool, only: str | None = None) -> str:
     )
 
 
+# `show vrrp`: one row per virtual router, the Onyx manual's two table layouts as
+# quoted second-hand (docs/switches.md, "VRRP"): 3.6 and, from 3.9, a wider one.
+VRRP_COLUMNS_3_6 = [("Interface", 11), ("VR", 4), ("Pri", 5), ("Time", 6), ("Pre", 5)]
+VRRP_COLUMNS_3_6 += [("State", 8), ("VR IP addr", 0)]
+VRRP_COLUMNS = [("Interface", 11), ("VR", 5), ("Admin State", 13), ("Priority", 10)]
+VRRP_COLUMNS += [("Adv-Intvl", 11), ("Preempt", 10), ("State", 8), ("VR IP addr", 0)]
+
+
+def _vrrp_row(inst: dict, old: bool) -> list[str]:
+    head = [f"Vlan{inst['vlan']}", str(inst["vrid"])]
+    tail = [inst["state"], inst["address"]]
+    if old:
+        middle = [str(inst["priority"]), f"{inst['interval']}s", "Y" if inst["preempt"] else "N"]
+        return [*head, *middle, *tail]
+    admin = "Enabled" if inst["admin"] else "Disabled"
+    preempt = "Enabled" if inst["preempt"] else "Disabled"
+    return [*head, admin, str(inst["priority"]), str(inst["interval"]), preempt, *tail]
+
+
 def show_vrrp(switch: Switch, json_print: bool) -> str:
-    records = []
-    for inst in switch.vrrp_view():
-        records.append(
-            (
-                f"VRRP vlan {inst['vlan']} vrid {inst['vrid']}",
-                {
-                    "Interface vlan": str(inst["vlan"]),
-                    "VRID": str(inst["vrid"]),
-                    "Admin state": "Enabled" if inst["admin"] else "Disabled",
-                    "State": inst["state"],
-                    "Virtual IP": inst["address"],
-                    "Virtual MAC": inst["mac"],
-                    "Priority": str(inst["priority"]),
-                    "Preempt": "Enabled" if inst["preempt"] else "Disabled",
-                },
-            )
-        )
-    keys = [
-        "Interface vlan",
-        "VRID",
-        "Admin state",
-        "State",
-        "Virtual IP",
-        "Virtual MAC",
-        "Priority",
-        "Preempt",
-    ]
-    return _records(switch, records, json_print, keys)
+    old = _old_text(switch)
+    columns = VRRP_COLUMNS_3_6 if old else VRRP_COLUMNS
+    rows = [_vrrp_row(inst, old) for inst in switch.vrrp_view()]
+    if json_print:  # no example of it anywhere: the table's rows, named by interface and VR
+        named = [
+            (f"{row[0]} {row[1]}", dict(zip((c for c, _ in columns), row, strict=True)))
+            for row in rows
+        ]
+        return _records(switch, named, True, [])
+
+    def line(cells: list[str]) -> str:
+        return "".join(
+            f"{cell} ".ljust(width) for cell, (_, width) in zip(cells, columns, strict=True)
+        ).rstrip()
+
+    header = line([name for name, _ in columns])
+    return "\n".join([header, "-" * len(header), *(line(row) for row in rows)])
 
 
 def _records(

@@ -365,6 +365,7 @@ class Switch:
                             "address": inst.address or "0.0.0.0",
                             "priority": inst.priority,
                             "preempt": inst.preempt,
+                            "interval": inst.advertisement_interval,
                             "admin": not inst.shutdown,
                             "mac": f"00:00:5E:00:01:{vrid:02X}",
                         }

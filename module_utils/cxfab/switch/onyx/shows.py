@@ -27,7 +27,7 @@ _MEMBER_ROW = re.compile(r"^\s*([0-9A-Fa-f:]{17})\s+(\S+)\s+(\S+)\s*$")
 _VIP_ROW = re.compile(r"^\s*(\S.*?)\s+(\S+)\s+(\d+\.\d+\.\d+\.\d+)\s*$")
 _MPO_ROW = re.compile(r"^\s*\d+\s+Mpo(\d+)\((\w)\)\s+(\S+)\s*(.*)$")
 _PORT_FLAG = re.compile(r"Eth(\d+/\d+(?:/\d+)?)\((\w)\)")
-_RECORD = re.compile(r"^\s*(MAGP|VRRP)\b(.*):\s*$")
+_RECORD = re.compile(r"^\s*(MAGP)\b(.*):\s*$")
 
 
 def _kv_lines(text: str) -> dict[str, str]:
@@ -177,7 +177,7 @@ _RULE = re.compile(r"^\s*[-=]+\s*$")
 
 
 def _records(text: str, kind: str, command: str) -> list[tuple[str, dict]]:
-    """The `MAGP 10:` / `VRRP ...:` records of an output, each with its `key: value` lines.
+    """The `MAGP 10:` records of an output, each with its `key: value` lines.
 
     An output with no record, or with a line that belongs to no record, was not
     read: junk must never parse to "no instances" (a check would then pass on it).
@@ -218,20 +218,65 @@ def parse_show_magp(text: str) -> dict[int, dict]:
     return result
 
 
-def parse_show_vrrp(text: str) -> dict[tuple[int, int], dict]:
-    """`show vrrp` (layout unconfirmed on a real switch: see docs/switches.md).
+# `show vrrp` is a table, one row per virtual router address. Its two layouts are
+# the Onyx manual's examples as quoted second-hand (docs/switches.md, "VRRP"):
+# 3.6 (`Time` is the advertisement interval, `Pre` Y/N) and 3.9 on. Each layout:
+# its header's words, and the columns of VR id, priority, state and address.
+_VRRP_TABLES = {
+    "Interface VR Pri Time Pre State VR IP addr": (7, 1, 2, 5, 6),
+    "Interface VR Admin State Priority Adv-Intvl Preempt State VR IP addr": (8, 1, 3, 6, 7),
+}
+_VLAN_IFACE = re.compile(r"vlan(\d+)", re.IGNORECASE)
 
-    Read, instance absent: the VLAN/VRID is not a key. Could not read: ReadError."""
-    result = {}
-    for name, fields in _records(text, "VRRP", "show vrrp"):
-        vlan, vrid = _int(fields.get("Interface vlan")), _int(fields.get("VRID"))
-        if vlan is None or vrid is None or "State" not in fields:
-            raise _unreadable("show vrrp", text, f"VRRP record {name!r} is incomplete")
-        result[(vlan, vrid)] = {
-            "state": fields.get("State"),
-            "virtual_ip": fields.get("Virtual IP"),
-            "priority": _int(fields.get("Priority")),
-        }
+
+def _vrrp_layout(line: str):
+    words = " ".join(line.split()).lower()
+    return next((cols for head, cols in _VRRP_TABLES.items() if head.lower() == words), None)
+
+
+def parse_show_vrrp(text: str) -> dict[tuple[int, int], dict]:
+    """`show vrrp`: {(vlan, vrid): {state, virtual_ip, priority}} of the VLAN interfaces.
+
+    Rows of other interfaces (`Eth1/5`) are read and left out; an instance's IPv4
+    and IPv6 rows merge, its virtual_ip being the IPv4 address. A header with no
+    row is "no instances". Read, instance absent: the VLAN/VRID is not a key.
+    Could not read (no known header, a line before it, a row of the wrong width or
+    with a non-numeric VR or priority): ReadError."""
+    command, layout, result = "show vrrp", None, {}
+    for line in (text or "").splitlines():
+        if not line.strip() or _RULE.match(line):
+            continue
+        if layout is None:
+            layout = _vrrp_layout(line)
+            if layout is None:
+                raise _unreadable(
+                    command, text, f"no VRRP table header before {line.strip()[:60]!r}"
+                )
+            continue
+        width, vr_col, prio_col, state_col, ip_col = layout
+        cells = line.split()
+        if len(cells) != width:
+            raise _unreadable(
+                command, text, f"row {line.strip()[:60]!r} has {len(cells)} columns, not {width}"
+            )
+        if not (cells[vr_col].isdigit() and cells[prio_col].isdigit()):
+            raise _unreadable(
+                command, text, f"row {line.strip()[:60]!r}: VR or priority not a number"
+            )
+        vlan = _VLAN_IFACE.fullmatch(cells[0])
+        if vlan is None:
+            continue  # a router interface (Eth1/5): not one of cxfab's VLAN gateways
+        address, key = cells[ip_col], (int(vlan.group(1)), int(cells[vr_col]))
+        ipv4 = ":" not in address
+        known = result.get(key)
+        if known is None or (ipv4 and known["virtual_ip"] is None):
+            result[key] = {
+                "state": cells[state_col],
+                "virtual_ip": address if ipv4 else None,
+                "priority": int(cells[prio_col]),
+            }
+    if layout is None:
+        raise _unreadable(command, text, "no VRRP table header")
     return result
 
 
@@ -312,7 +357,7 @@ PARSERS = {
 
 # First release whose `| json-print` output is read for each show (3.6.6000: the
 # named-list shape, also printed by 3.10). Older releases, an unknown release and
-# `show vrrp` (no public capture) are read as text.
+# `show vrrp` (no json-print example, public or captured) are read as text.
 JSON_PRINT_SINCE = {key: "3.6.6000" for key in ("files", "mlag", "mlag_vip", "mpo", "magp")}
 
 JSON_PARSERS = {

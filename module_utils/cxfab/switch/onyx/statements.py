@@ -13,9 +13,10 @@ MPOs (shutdown, attributes, members, port-channel) -> `no mlag-vip` ->
 system MAC -> IPL peer-address -> SVIs -> PFC -> `no ipl` -> IPL members ->
 IPL port-channel -> VLANs -> `no protocol vrrp|magp|mlag`.
 
-VRRP is UNCONFIRMED on a real switch: no public Onyx VRRP command reference or
-`show vrrp` capture was found (MAGP follows NVIDIA's documentation and the
-mellanox.onyx onyx_magp module). Its removals follow the documented MAGP form
+VRRP lines are UNCONFIRMED on a real switch: no public Onyx VRRP command reference
+was found (`show vrrp` is read as the manual's tables quoted second-hand:
+docs/switches.md; MAGP follows NVIDIA's documentation and the mellanox.onyx
+onyx_magp module). Its removals follow the documented MAGP form
 (`interface vlan N magp M no ip virtual-router address`: `no` after the instance
 prefix). Correct a form against a device here; a line the switch refuses is
 reverted by the deploy transaction, never left half applied.
