@@ -83,8 +83,13 @@ options:
         devices that exist (D-Bus C(CheckpointCreate) through C(busctl)), destroyed by
         M(cxfab_host_network_confirm); not confirmed in time, NetworkManager rolls back.
         IPoIB interfaces are refused on this backend for now.
+      - C(auto) reads which daemon owns the host's network before anything changes
+        (netplan files defining interfaces, C(systemctl is-active) of NetworkManager
+        and systemd-networkd, the links each manages) and goes on as C(networkd) only
+        when that is the answer; a host NetworkManager or netplan owns, or one where
+        the owner cannot be told apart, fails with what was seen and changes nothing.
     type: str
-    choices: [networkd, networkmanager]
+    choices: [auto, networkd, networkmanager]
     default: networkd
   nm_keyfile_dir:
     description: NetworkManager's keyfile directory (backend C(networkmanager)).

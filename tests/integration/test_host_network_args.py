@@ -35,6 +35,8 @@ PLAYBOOK = """\
     host_network_root: %(root)s
     host_network_revert_seconds: 0
     host_network_persist: false
+    # The controller boots without systemd: auto would refuse it (no daemon runs).
+    host_network_backend: networkd
     cxfab_host_state_args: {}
   tasks:
     - name: Apply the intent through the role

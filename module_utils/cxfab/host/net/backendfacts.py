@@ -10,8 +10,8 @@
   device`'s devices in a state other than unmanaged (lo and devices NetworkManager
   only watches, "connected (externally)", are not counted).
 
-`run(argv)` returns (exit status, stdout); a missing command is (127, ""). Not yet
-called by the module: wiring `auto` to it is the next slice (docs/host-network-backends.md).
+`run(argv)` returns (exit status, stdout); a missing command is (127, ""). The network
+stage calls it for `host_network_backend: auto` (stages/network.py, detected_backend).
 """
 
 from __future__ import annotations

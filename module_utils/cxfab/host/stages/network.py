@@ -14,7 +14,18 @@ from ansible.module_utils.basic import missing_required_lib
 
 from ...structured import nmkeyfile
 from .. import net as hostnet
-from ..net import IntentError, agent, bonding, ipoib, linkplan, netlink, restore, rollback
+from ..net import (
+    IntentError,
+    agent,
+    backendfacts,
+    bonding,
+    ipoib,
+    linkplan,
+    netlink,
+    restore,
+    rollback,
+)
+from ..net import backend as backends
 from ..net.linkplan import check_protected, describe, plan, simulate, summary
 from ..net.netlink import apply, read_links
 from . import network_nm
@@ -154,7 +165,11 @@ ARGUMENT_SPEC = {
     "revert_seconds": {"type": "int", "default": 0},
     "rollback_dir": {"type": "path", "default": rollback.ROLLBACK_DIR},
     "root": {"type": "path", "default": "/"},
-    "backend": {"type": "str", "default": "networkd", "choices": ["networkd", "networkmanager"]},
+    "backend": {
+        "type": "str",
+        "default": "networkd",
+        "choices": ["auto", "networkd", "networkmanager"],
+    },
     "nm_keyfile_dir": {"type": "path", "default": nmkeyfile.KEYFILE_DIR},
 }
 
@@ -165,6 +180,8 @@ def run(module) -> dict:
     params = module.params
     if params["revert_seconds"] < 0:
         module.fail_json(msg=f"revert_seconds: must be 0 or more, got {params['revert_seconds']}")
+    if params["backend"] == "auto":
+        detected_backend(module, params["root"])
     structured = params["structured"]
     interfaces = structured.get("ipoib") or []
     nics = structured.get("nics") or []
@@ -251,6 +268,57 @@ def arm_timer(module, intent, links, wanted_files, ipoib_before) -> dict:
         )  # fmt: skip
     except (rollback.RollbackError, OSError, ValueError) as exc:
         module.fail_json(msg=f"could not arm the revert timer, nothing changed: {exc}")
+
+
+def detected_backend(module, root: str) -> str:
+    """`auto`: the backend this host's daemons show (backend.choose), before any change.
+
+    Only networkd is applied through `auto` yet: a host whose network NetworkManager or
+    netplan owns is refused with what was seen, since networkd files written there would
+    not be applied at boot, or would fight the owner (docs/host-network-backends.md).
+    An explicit `networkd` is the operator's word and is not checked (the lab's guests
+    boot without systemd and apply over netlink).
+    """
+
+    def run(argv):
+        try:
+            status, out, _err = module.run_command(argv, handle_exceptions=False)
+        except OSError:  # the command is not installed
+            return 127, ""
+        return status, out
+
+    facts = {}
+    try:
+        facts = backendfacts.gather(root, run)
+        chosen = backends.choose("auto", facts)
+    except backends.BackendError as exc:
+        module.fail_json(
+            msg=f"{backends.BACKEND_KEY}=auto: {exc.reason}; nothing was changed",
+            backend_facts=facts,
+            changed=False,
+        )
+    except Exception as exc:  # an unreadable netplan file, /run or /sys: fail closed
+        module.fail_json(
+            msg=f"{backends.BACKEND_KEY}=auto: could not tell the host's network "
+            f"backend apart ({exc}); nothing was changed",
+            changed=False,
+        )
+    if chosen != "networkd":
+        module.fail_json(
+            msg=f"{backends.BACKEND_KEY}=auto: this host's network belongs to {chosen} "
+            f"({_evidence(chosen, facts)}); the host_network role applies only networkd yet "
+            f"(docs/host-network-backends.md): nothing was changed",
+            backend_facts=facts,
+            changed=False,
+        )
+    return chosen
+
+
+def _evidence(chosen: str, facts: dict) -> str:
+    if chosen == "netplan":
+        return "netplan files define " + ", ".join(facts.get("netplan_interfaces") or [])
+    links = ", ".join(facts.get("networkmanager_links") or []) or "no link yet"
+    return f"NetworkManager runs and manages: {links}"
 
 
 def _runner(module):
