@@ -76,10 +76,14 @@ static inline void row_edges(const double *a, const double *up, const double *do
 }
 
 /* What a vector loop left over (n is a multiple of 8 in pingpong; kept for any other
- * caller), then the edges. */
+ * caller), then the edges. The loops give their last vector a zero right neighbour,
+ * so when cells follow it (n not a multiple of the width) its last lane is computed
+ * again here with the real one. */
 static inline void row_tail(const double *a, const double *up, const double *down, double *out,
                             int j, int n)
 {
+    if (j > 0 && j < n)
+        j--;
     for (; j < n; j++)
         out[j] = cell(a[j], j > 0 ? a[j - 1] : 0.0, j + 1 < n ? a[j + 1] : 0.0, up[j], down[j]);
     row_edges(a, up, down, out, n);
@@ -111,7 +115,8 @@ __attribute__((target("avx2"))) static void row_avx2(const double *a, const doub
                                                      const double *down, double *out, int n)
 {
     const __m256d four = _mm256_set1_pd(4.0), k = _mm256_set1_pd(STENCIL_FACTOR);
-    __m256d prev = _mm256_setzero_pd(), c = _mm256_loadu_pd(a);
+    /* A row narrower than one vector is all tail: nothing may be loaded past it. */
+    __m256d prev = _mm256_setzero_pd(), c = n >= 4 ? _mm256_loadu_pd(a) : _mm256_setzero_pd();
     int j = 0;
     for (; j + 4 <= n; j += 4) {
         __m256d next = j + 8 <= n ? _mm256_loadu_pd(a + j + 4) : _mm256_setzero_pd();
@@ -134,7 +139,8 @@ __attribute__((target("avx512f"))) static void row_avx512(const double *a, const
                                                           const double *down, double *out, int n)
 {
     const __m512d four = _mm512_set1_pd(4.0), k = _mm512_set1_pd(STENCIL_FACTOR);
-    __m512i prev = _mm512_setzero_si512(), cur = _mm512_castpd_si512(_mm512_loadu_pd(a));
+    __m512i prev = _mm512_setzero_si512();
+    __m512i cur = n >= 8 ? _mm512_castpd_si512(_mm512_loadu_pd(a)) : _mm512_setzero_si512();
     int j = 0;
     for (; j + 8 <= n; j += 8) {
         __m512i next = j + 16 <= n ? _mm512_castpd_si512(_mm512_loadu_pd(a + j + 8))
