@@ -27,8 +27,16 @@ INIT_VALUE = 1e4
 def native_build():
     sanitize = "1" if BUILD.name == "build-asan" else "0"
     subprocess.run(
-        ["make", "-s", "-C", str(REPO / "native"), f"BUILD={BUILD.name}", f"SANITIZE={sanitize}"]
-        + ["all", "tests"],
+        [
+            "make",
+            "-s",
+            "-C",
+            str(REPO / "native"),
+            f"BUILD={BUILD.name}",
+            f"SANITIZE={sanitize}",
+            "all",
+            "tests",
+        ],
         check=True,
     )
     return BUILD
