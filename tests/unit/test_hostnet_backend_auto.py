@@ -7,7 +7,7 @@ calls detected_backend ahead of netlink).
 
 import pytest
 from cxfab.host.stages import network
-from test_hostnet_backendfacts import CLOUD_INIT, make_root
+from test_hostnet_backendfacts import CLOUD_INIT, fake_run, make_root
 
 
 class Failed(Exception):
@@ -15,21 +15,19 @@ class Failed(Exception):
 
 
 class FakeModule:
-    """run_command answers systemctl and nmcli as a host would; fail_json raises."""
+    """run_command answers as backendfacts' fake host does, but a command that is not
+    installed raises as AnsibleModule.run_command(handle_exceptions=False) does."""
 
     def __init__(self, active=(), nmcli=None):
-        self.active, self.nmcli, self.commands = set(active), nmcli, []
+        self.run, self.nmcli, self.commands = fake_run(active, nmcli), nmcli, []
 
     def run_command(self, argv, handle_exceptions=True):
         self.commands.append(argv)
         assert handle_exceptions is False, "a missing command must not end the module"
-        if argv[:2] == ["systemctl", "is-active"]:
-            return (0, "active\n", "") if argv[2] in self.active else (3, "inactive\n", "")
-        if argv[0] == "nmcli":
-            if self.nmcli is None:
-                raise FileNotFoundError(argv[0])
-            return 0, self.nmcli, ""
-        raise AssertionError(argv)
+        if argv[0] == "nmcli" and self.nmcli is None:
+            raise FileNotFoundError(argv[0])
+        status, out = self.run(argv)
+        return status, out, ""
 
     def fail_json(self, msg, **fields):
         raise Failed(msg, fields)
@@ -49,6 +47,14 @@ def test_a_networkmanager_host_is_refused_naming_its_links(tmp_path):
     assert "networkmanager (NetworkManager runs and manages: eth0)" in msg
     assert "nothing was changed" in msg and fields["changed"] is False
     assert fields["backend_facts"]["networkmanager_links"] == ["eth0"]
+
+
+def test_networkmanager_running_without_nmcli_is_still_refused(tmp_path):
+    """nmcli not installed reads as no managed link, not as an error that ends the module."""
+    module = FakeModule(active={"NetworkManager"})
+    with pytest.raises(Failed, match=r"NetworkManager runs and manages: no link yet"):
+        network.detected_backend(module, make_root(tmp_path))
+    assert module.commands[-1][0] == "nmcli"
 
 
 def test_a_netplan_host_is_refused_naming_the_interfaces(tmp_path):
