@@ -69,7 +69,9 @@ options:
     type: path
     default: /run/cxfab/network-rollback
   root:
-    description: Prefix of C(/sys) for the IPoIB files (tests point it at a copied tree).
+    description: >-
+      Prefix of the host's file system for the IPoIB files under C(/sys) and the host
+      agent's files (tests point it at a copied tree).
     type: path
     default: /
   backend:
@@ -158,6 +160,14 @@ steps:
 keyfiles:
   description: cxfab's keyfiles as read back from I(nm_keyfile_dir), in the comparable form.
   type: dict
+  returned: when backend is networkmanager
+agent:
+  description: >-
+    Host agent files written (or that would be): its C(vlan_egress) section holds each
+    VLAN's whole egress map, set again by NetworkManager's dispatcher script whenever the
+    VLAN comes up (NetworkManager 1.42/1.44 programs one entry of it).
+  type: list
+  elements: str
   returned: when backend is networkmanager
 """
 

@@ -8,11 +8,15 @@ real one and tests/system/test_lab_networkmanager.py runs it after a real Networ
 """
 
 import copy
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from cxfab.host.net import linkplan, nmapply, nmegress
+from cxfab.host.net import agent, linkplan, nmapply, nmegress
 from cxfab.host.stages import network_nm
 
 REPO = Path(__file__).resolve().parents[2]
@@ -120,7 +124,8 @@ class Module:
     def __init__(self, tmp_path):
         self.params = {"persist": True, "nm_keyfile_dir": str(tmp_path / "keyfiles"),
                        "revert_seconds": 0, "purge_addresses": False,
-                       "rollback_dir": str(tmp_path / "rollback")}  # fmt: skip
+                       "rollback_dir": str(tmp_path / "rollback"),
+                       "root": str(tmp_path / "host")}  # fmt: skip
 
     def run_command(self, argv):
         raise AssertionError(f"nmcli is faked here: {argv}")
@@ -157,3 +162,88 @@ def test_the_stage_fails_when_the_kernel_does_not_take_the_map_either(tmp_path, 
         _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them(), takes_maps=False))
     assert failed.value.args[0]["msg"].startswith("links did not converge: set_egress_map")
     assert failed.value.args[0]["steps"][0].startswith(f"set the egress map of {VLANS[0]}")
+
+
+# ------------------------------------------------ the maps across a reboot: the agent
+def _host_with_networkmanager(tmp_path) -> Path:
+    root = tmp_path / "host"
+    (root / agent.NM_DIR.lstrip("/")).mkdir(parents=True)
+    return root
+
+
+def test_the_stage_gives_the_agent_every_whole_map_and_networkmanager_a_dispatcher_hook(
+    tmp_path, monkeypatch
+):
+    root = _host_with_networkmanager(tmp_path)
+    result = _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them()))
+    assert agent.NM_HOOK in result["agent"] and agent.CONFIG in result["agent"]
+    hook = root / agent.NM_HOOK.lstrip("/")
+    assert hook.stat().st_mode & 0o777 == 0o755
+    section = json.loads((root / agent.CONFIG.lstrip("/")).read_text())["vlan_egress"]
+    assert section["root"] == str(root)
+    for name in VLANS:
+        pairs = [f"{k}:{v}" for k, v in sorted(_wanted(name).items())]
+        assert section["commands"][name] == [
+            ["ip", "link", "set", "dev", name, "type", "vlan", "egress-qos-map", *pairs]
+        ]
+    # The next run finds the agent as it wants it: nothing to write, nothing changed by it.
+    assert _stage(tmp_path, monkeypatch, Kernel(converged()))["agent"] == []
+
+
+def test_without_networkmanager_installed_no_dispatcher_hook_is_written(tmp_path, monkeypatch):
+    result = _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them()))
+    assert agent.CONFIG in result["agent"] and agent.NM_HOOK not in result["agent"]
+
+
+def test_an_intent_without_maps_removes_the_section():
+    intent = {**INTENT, "vlans": [{**v, "egress_qos_map": None} for v in INTENT["vlans"]]}
+    assert nmegress.agent_section(intent) is None
+
+
+@pytest.fixture
+def fake_ip(tmp_path, monkeypatch):
+    """An `ip` first on PATH that records each call's arguments, one line per call."""
+    calls = tmp_path / "ip-calls"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ip").write_text(f'#!/bin/sh\necho "$*" >> {calls}\n')
+    (bin_dir / "ip").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return calls
+
+
+def test_the_dispatcher_hook_runs_the_agent_on_up_only_and_it_sets_that_vlans_whole_map(
+    tmp_path, monkeypatch, fake_ip
+):
+    """What a reboot leaves: NetworkManager creates the VLAN again with {1: to} and its
+    dispatcher runs the hook with (interface, "up"); the agent sets the whole map of that
+    VLAN, nothing for a VLAN not there yet (its own "up" comes later) or not cxfab's."""
+    root = _host_with_networkmanager(tmp_path)
+    _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them()))
+    config = root / agent.CONFIG.lstrip("/")
+    launcher = tmp_path / "launcher"
+    launcher.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(REPO / 'module_utils')!r})\n"
+        "from cxfab.host.net.agent import main\n"
+        f"sys.exit(main(['--config', {str(config)!r}] + sys.argv[1:]))\n"
+    )
+    launcher.chmod(0o755)
+    hook = (root / agent.NM_HOOK.lstrip("/")).read_text().replace(agent.LAUNCHER, str(launcher))
+    (tmp_path / "hook").write_text(hook)
+    first, second = VLANS[0], VLANS[1]
+    (root / "sys/class/net" / first).mkdir(parents=True)
+
+    def dispatch(interface, action):
+        done = subprocess.run(["sh", str(tmp_path / "hook"), interface, action], check=False)
+        assert done.returncode == 0
+
+    for action in ("pre-up", "down", "dhcp4-change"):
+        dispatch(first, action)
+    assert not fake_ip.exists()
+    dispatch(first, "up")
+    dispatch(second, "up")  # not in /sys yet
+    dispatch("ens9", "up")  # not cxfab's
+    pairs = " ".join(f"{k}:{v}" for k, v in sorted(_wanted(first).items()))
+    assert fake_ip.read_text().splitlines() == [
+        f"link set dev {first} type vlan egress-qos-map {pairs}"
+    ]

@@ -1,13 +1,15 @@
 """The host agent: re-applies at boot and link-up what the kernel forgets.
 
 QoS settings, IRQ affinity, a port's ECN knobs and its SR-IOV VFs do not survive a
-reboot (and the first three not a port going down and up). The QoS, IRQ and NIC
-runtime modules install this package's own code on the host
-(`/usr/local/lib/cxfab/cxfab/host/net/`), a launcher, one systemd unit and one
-networkd-dispatcher hook, and write their section of one JSON file. At boot and
-on every link-up the launcher runs `main()`, which re-applies each section with
+reboot (and the first three not a port going down and up); on NetworkManager hosts
+neither do whole VLAN egress maps (net/nmegress.py: NetworkManager 1.42/1.44 programs one
+entry). The QoS, IRQ, NIC runtime and (NetworkManager) network modules install this
+package's own code on the host (`/usr/local/lib/cxfab/cxfab/host/net/`), a launcher,
+one systemd unit, a networkd-dispatcher hook and, where NetworkManager is installed,
+a NetworkManager dispatcher script, and write their section of one JSON file. At boot
+and on every link-up the launcher runs `main()`, which re-applies each section with
 the same functions the modules used (irq.pin; the QoS back end's commands;
-sriov.apply, ecn_enable).
+sriov.apply, ecn_enable; `ip link set ... egress-qos-map`).
 
 Interface names never reach a shell: the hook passes `$IFACE` as an argument
 and `main()` compares it with the names in the JSON file.
@@ -28,6 +30,10 @@ UNIT_NAME = "cxfab-host-apply.service"
 UNIT = f"/etc/systemd/system/{UNIT_NAME}"
 HOOK_DIRS = ("/etc/networkd-dispatcher/carrier.d", "/etc/networkd-dispatcher/configured.d")
 HOOK_NAME = "50-cxfab-host-apply"
+# NetworkManager-dispatcher(8) runs the executables of this directory, owned by root and
+# not writable by group or other, with the interface and the action as arguments.
+NM_DIR = "/etc/NetworkManager"
+NM_HOOK = f"{NM_DIR}/dispatcher.d/{HOOK_NAME}"
 # Package files the agent needs, relative to LIBRARY_DIR.
 PACKAGE_FILES = (
     "cxfab/__init__.py",
@@ -70,6 +76,13 @@ _HOOK_TEXT = f"""#!/bin/sh
 exec {LAUNCHER} --interface "${{IFACE:-}}"
 """
 
+# NetworkManager-dispatcher(8): $1 is the interface, $2 the action; "up" = activated.
+_NM_HOOK_TEXT = f"""#!/bin/sh
+# Installed by cxfab: NetworkManager activated a device; the agent decides whether it is ours.
+[ "${{2:-}}" = up ] || exit 0
+exec {LAUNCHER} --interface "${{1:-}}"
+"""
+
 
 def _path(root: str, path: str) -> str:
     return os.path.join(root, path.lstrip("/"))
@@ -92,13 +105,20 @@ def _write(path: str, text: str, mode: int) -> None:
     os.replace(temporary, path)
 
 
-def wanted_files(sources: dict[str, str], config: dict) -> dict[str, tuple[str, int]]:
-    """Absolute path -> (text, mode) of everything the agent consists of."""
+def wanted_files(
+    sources: dict[str, str], config: dict, networkmanager: bool = False
+) -> dict[str, tuple[str, int]]:
+    """Absolute path -> (text, mode) of everything the agent consists of.
+
+    networkmanager: NetworkManager is installed (its dispatcher script joins the hooks:
+    networkd-dispatcher never sees a link NetworkManager brings up)."""
     files = {os.path.join(LIBRARY_DIR, rel): (text, 0o644) for rel, text in sources.items()}
     files[LAUNCHER] = (_LAUNCHER_TEXT, 0o755)
     files[UNIT] = (_UNIT_TEXT, 0o644)
     for directory in HOOK_DIRS:
         files[os.path.join(directory, HOOK_NAME)] = (_HOOK_TEXT, 0o755)
+    if networkmanager:
+        files[NM_HOOK] = (_NM_HOOK_TEXT, 0o755)
     files[CONFIG] = (json.dumps(config, indent=1, sort_keys=True) + "\n", 0o644)
     return files
 
@@ -121,7 +141,8 @@ def install(
     else:
         config[section] = data
     changed = []
-    for path, (text, mode) in wanted_files(sources, config).items():
+    networkmanager = os.path.isdir(_path(root, NM_DIR))
+    for path, (text, mode) in wanted_files(sources, config, networkmanager).items():
         target = _path(root, path)
         if _read(target) == text and (os.stat(target).st_mode & 0o777) == mode:
             continue
@@ -183,6 +204,22 @@ def _apply_nic_runtime(section: dict, interface: str | None = None) -> list[str]
     return errors
 
 
+def _apply_vlan_egress(section: dict, interface: str | None = None) -> list[str]:
+    """Each VLAN's `ip link set ... egress-qos-map` command (iproute2 types every entry
+    as the kernel expects). A VLAN that does not exist yet - at boot, before
+    NetworkManager built it - is left to its own `up` event."""
+    root = section.get("root", "/")
+    commands = section.get("commands") or {}
+    if interface is not None:
+        commands = {k: v for k, v in commands.items() if k == interface}
+    present = {
+        vlan: argvs
+        for vlan, argvs in commands.items()
+        if os.path.exists(os.path.join(root, "sys/class/net", vlan))
+    }
+    return _run("egress", present)
+
+
 def ecn_enable(paths: list[str]) -> list[str]:
     """Write 1 to each ECN knob; the errors, one per failed path.
 
@@ -222,8 +259,10 @@ def main(argv=None) -> int:
         print("ban=true" if _irqbalance_bans(config, args.policy_args[0]) else "ban=false")
         return 0
     irq, qos, runtime = config.get("irq"), config.get("qos"), config.get("nic_runtime")
+    egress = config.get("vlan_egress")
     if args.interface is not None:
         ours = set((irq or {}).get("interfaces", [])) | set((qos or {}).get("commands", {}))
+        ours |= set((egress or {}).get("commands") or {})
         for key in ("sriov", "ecn", "commands"):
             ours |= set((runtime or {}).get(key) or {})
         if args.interface not in ours:
@@ -239,6 +278,8 @@ def main(argv=None) -> int:
     errors = (_apply_irq(irq) if irq else []) + (_apply_qos(qos) if qos else [])
     if runtime:
         errors += _apply_nic_runtime(runtime, args.interface)
+    if egress:
+        errors += _apply_vlan_egress(egress, args.interface)
     for error in errors:
         print(f"cxfab-host-apply: {error}", file=sys.stderr)
     return 1 if errors else 0

@@ -20,7 +20,10 @@ work, it never replaces it.
 
 Lifetime: the map lives in the kernel only. NetworkManager writes the map only when it
 activates the VLAN (nm-device-vlan.c act_stage1_prepare); a VLAN it creates again (a
-reboot, the parent bond rebuilt) gets the short map until the module runs again.
+reboot, the parent bond rebuilt) gets the short map again. So the stage also gives the
+host agent (net/agent.py) a `vlan_egress` section, `agent_section()`: NetworkManager's
+dispatcher runs the agent whenever it activates a device, and the agent sets the whole
+map of that VLAN with iproute2 (`ip link set ... type vlan egress-qos-map`).
 """
 
 from __future__ import annotations
@@ -55,3 +58,18 @@ def complete(ipr, intent: dict, links: dict, purge_addresses: bool, read_links):
         for _action, name, args in actions
     ]
     return read_links(ipr), steps
+
+
+def agent_section(intent: dict, root: str = "/") -> dict | None:
+    """The host agent's `vlan_egress` section: per cxfab VLAN with a map, the iproute2
+    command that sets the whole map (None: no VLAN has one, the section goes); `root`
+    prefixes the /sys the agent looks in for the VLAN."""
+    commands = {}
+    for vlan in intent.get("vlans") or []:
+        mapping = vlan.get("egress_qos_map")
+        if not mapping:
+            continue
+        pairs = [f"{int(k)}:{int(v)}" for k, v in sorted(mapping.items(), key=lambda i: int(i[0]))]
+        argv = ["ip", "link", "set", "dev", vlan["name"], "type", "vlan", "egress-qos-map"]
+        commands[vlan["name"]] = [argv + pairs]
+    return {"commands": commands, "root": root} if commands else None

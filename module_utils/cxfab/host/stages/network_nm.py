@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import subprocess
 
-from ..net import nmapply, nmegress, rollback
+from ..net import agent, nmapply, nmegress, rollback
 from ..net.linkplan import describe, plan, simulate
 
 try:
@@ -88,8 +88,9 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             _fail_and_restore(module, exc, timer, actions, changes, steps)
     persisted = nmapply.read_back(directory)
     differs = before != after or bool(changes)
+    agent_files = _install_agent(module, intent)
     return {
-        "changed": differs,
+        "changed": differs or bool(agent_files),
         "differs": differs,
         "backend": "networkmanager",
         "actions": [describe(a) for a in actions],
@@ -99,10 +100,31 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
         "links": after,
         "intent": intent,
         "files": changes,
+        "agent": agent_files,
         "keyfiles": persisted,
         "rollback": timer,
         "diff": {"before": before, "after": after},
     }
+
+
+def _install_agent(module, intent) -> list[str]:
+    """The host agent with the VLANs' whole egress maps (net/nmegress.agent_section), so
+    that NetworkManager's dispatcher completes each map whenever the VLAN comes up again
+    (a reboot). The agent files written, or that would be in check mode."""
+    try:
+        return agent.install(
+            "vlan_egress",
+            nmegress.agent_section(intent, module.params["root"]),
+            agent.sources(),
+            module.params["root"],
+            apply=not module.check_mode,
+        )
+    except (OSError, ValueError) as exc:
+        module.fail_json(
+            msg=f"could not install the host agent that keeps the VLAN egress maps: {exc} "
+            "(the network change stays under its revert timer, unconfirmed)",
+            changed=True,
+        )
 
 
 def _runner(module):
