@@ -8,17 +8,21 @@ PYTHONPATH: the guests share the controller's root fs) a private NetworkManager 
 namespaces with two veth ports named like the data ports, arms the backend's checkpoint,
 applies the lab host's structured config through nmapply (completing the VLAN egress
 maps NetworkManager 1.42 leaves short, as the module does: nmegress) twice, lets the checkpoint run
-out and reads the links back over netlink (`ip -d -j address show`) after each step. It
-prints the readings as JSON; this file compares them with the structured config.
+out and reads the links back over netlink (`ip -d -j address show`) after each step, then
+reboots the sandbox's NetworkManager twice (without and with the host agent and
+NetworkManager's dispatcher). At the same time lab-host2 runs the module itself
+(ansible-playbook: apply, confirm, apply again) in a sandbox of its own.
+Each prints its readings as JSON; this file compares them with the structured config.
 
 The guest's own data ports, bond and VLANs live in another network namespace and are
 never touched, so this needs neither `clean_lab` nor bare ports: it runs in the lab tier's
 first pytest run like the other test_lab_* suites, or alone against a configured lab.
-One run of the script (about 40 s in a TCG guest) serves every test here.
+One run of each (about 60 s and 150 s in a TCG guest, side by side) serves every test here.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import shlex
 import sys
@@ -30,7 +34,8 @@ import yaml
 
 from tests.tools.nm_lab_selftest import PORTS, SHORT
 
-pytestmark = pytest.mark.lab
+# The two guests' runs (about 60 s and 150 s under TCG) make the first test's setup.
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
 STRUCTURED = REPO / "tests/golden/lab/structured/lab-host1.yml"
@@ -42,10 +47,8 @@ def network():
     return yaml.safe_load(STRUCTURED.read_text())["network"]
 
 
-@pytest.fixture(scope="module")
-def readings(lab):
-    """The script's JSON from lab-host1 (one run for the module)."""
-    host = lab.hosts[0]
+def _selftest(host, step: str) -> dict:
+    """tests/tools/nm_lab_selftest.py `step` in `host`: its JSON line."""
     version = host.run("python3 -c 'import sys; print(sys.version_info[:2])'").strip()
     if version != str(sys.version_info[:2]):
         pytest.fail(f"the guest's python3 is {version}, the venv's {sys.version_info[:2]}: "
@@ -53,11 +56,29 @@ def readings(lab):
     path = ":".join([str(REPO), str(REPO / "module_utils"), sysconfig.get_paths()["purelib"]])
     command = (
         f"cd {shlex.quote(str(REPO))} && PYTHONPATH={shlex.quote(path)} python3 -m "
-        f"tests.tools.nm_lab_selftest run {shlex.quote(str(STRUCTURED))}"
+        f"tests.tools.nm_lab_selftest {step} {shlex.quote(str(STRUCTURED))}"
     )
-    out = host.run(command, timeout=600)
+    out = host.run(command, timeout=900)
     result = json.loads(out.strip().splitlines()[-1])
     assert "error" not in result, result.get("error", "") + result.get("log", "")
+    return result
+
+
+@pytest.fixture(scope="module")
+def both(lab):
+    """The product-code run in lab-host1 and the module's play in lab-host2, side by side
+    (each guest's QEMU has a core of its own): {"run": ..., "run-module": ...}."""
+    steps = {"run": lab.hosts[0], "run-module": lab.hosts[1]}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {step: pool.submit(_selftest, host, step) for step, host in steps.items()}
+        return {step: future.result() for step, future in futures.items()}
+
+
+@pytest.fixture(scope="module")
+def readings(lab, both):
+    """The script's JSON from lab-host1 (one run for the module)."""
+    host = lab.hosts[0]
+    result = both["run"]
     print(
         f"\nNetworkManager {result['nm_version']} on {result['kernel']} in {host.name}: "
         f"{result['total_s']} s (sandbox {result['sandbox_start_s']} s, first apply "
@@ -168,3 +189,81 @@ def test_an_unconfirmed_checkpoint_is_rolled_back_by_networkmanager(readings, ne
                                  "seconds": 240}  # fmt: skip
     assert readings["disarm"] == {"state": "reverted", "reason": f"not confirmed within {SHORT} s"}
     assert -1.0 < readings["rollback_after_deadline_s"] < 10.0
+
+
+def _rebuilt_as_configured(links: dict, network: dict) -> None:
+    """NetworkManager built the bond, its members and the VLANs again as configured."""
+    bond = network["bond"]
+    assert (links[bond["name"]]["kind"], links[bond["name"]]["mtu"]) == ("bond", bond["mtu"])
+    assert links[bond["name"]]["addresses"] == sorted(bond["addresses"])
+    for member in network["members"]:
+        assert links[member["name"]]["master"] == bond["name"]
+    for vlan in network["vlans"]:
+        link = links[vlan["name"]]
+        assert (link["kind"], link["parent"], link["mtu"], link["addresses"]) == (
+            "vlan", vlan["link"], vlan["mtu"], sorted(vlan["addresses"])
+        )  # fmt: skip
+
+
+def test_a_reboot_without_the_agent_leaves_networkmanagers_short_maps(readings, network):
+    """What a reboot leaves on NetworkManager 1.42: the bond and VLANs come back from
+    cxfab's keyfiles, each egress map as `1 -> to` only (the pin above, across a boot)."""
+    reboots = readings["reboots"]
+    before = reboots["before"]["links"]
+    assert {v["name"]: _egress(before[v["name"]]) for v in network["vlans"]} == {
+        v["name"]: _wanted_egress(v) for v in network["vlans"]
+    }
+    plain = reboots["plain"]
+    assert plain["rebuilt_s"] >= 0, reboots.get("log")
+    _rebuilt_as_configured(plain["links"], network)
+    for vlan in network["vlans"]:
+        assert _egress(plain["links"][vlan["name"]]) == {1: vlan["egress_qos_map"][1]}
+
+
+def test_after_a_reboot_the_dispatcher_runs_the_agent_and_every_map_is_whole(readings, network):
+    """The agent installed as the module installs it on a NetworkManager host; NetworkManager's
+    own dispatcher ran its hook for each device it activated, and the agent set the whole
+    map of each cxfab VLAN (and nothing else)."""
+    rebooted = readings["reboots"]["agent"]
+    assert rebooted["rebuilt_s"] >= 0, readings["reboots"].get("log")
+    assert "/etc/NetworkManager/dispatcher.d/50-cxfab-host-apply" in rebooted["written"]
+    _rebuilt_as_configured(rebooted["links"], network)
+    got = {v["name"]: _egress(rebooted["links"][v["name"]]) for v in network["vlans"]}
+    assert got == {v["name"]: _wanted_egress(v) for v in network["vlans"]}
+    for vlan in network["vlans"]:
+        assert f"--interface {vlan['name']}" in rebooted["calls"], rebooted["calls"]
+
+
+@pytest.fixture(scope="module")
+def module_readings(lab, both):
+    """The module through ansible-playbook in a sandbox of lab-host2 (one run)."""
+    result = both["run-module"]
+    print(f"\nthe module's play in {lab.hosts[1].name}: {result.get('play_seconds')} s",
+          file=sys.__stderr__)  # fmt: skip
+    return result
+
+
+def test_the_module_builds_the_lab_hosts_network_through_networkmanager(module_readings, network):
+    """cxfab_host_network as the role calls it, on a NetworkManager that can build the bond
+    and the VLANs: the apply under a checkpoint, its confirmation, a second run."""
+    apply = module_readings["apply"]
+    assert module_readings["rc"] == 0
+    assert apply["files"] and all(f.startswith("write ") for f in apply["files"])
+    assert apply["changed"] and apply["rollback"]["method"] == "networkmanager checkpoint"
+    assert [s.split(":")[0] for s in apply["steps"] if s.startswith("set the egress")] == [
+        f"set the egress map of {v['name']} over netlink" for v in network["vlans"]
+    ]
+    assert "/etc/NetworkManager/dispatcher.d/50-cxfab-host-apply" in apply["agent"]
+    assert not module_readings["confirm"].get("failed"), module_readings["confirm"]
+    links = module_readings["links"]
+    _rebuilt_as_configured(links, network)
+    got = {v["name"]: _egress(links[v["name"]]) for v in network["vlans"]}
+    assert got == {v["name"]: _wanted_egress(v) for v in network["vlans"]}
+
+
+def test_the_modules_second_run_changes_nothing(module_readings):
+    again = module_readings["again"]
+    assert (again["changed"], again["steps"], again["files"], again["agent"]) == (
+        False, [], [], []
+    )  # fmt: skip
+    assert again["rollback"] == {"armed": False}

@@ -24,7 +24,18 @@ there, which drives the product's own code and reads the links back over netlink
 3. applies again: plan, steps and the links after it (`again`);
 4. re-arms the pending checkpoint with SHORT seconds (arm_checkpoint adjusts a pending one),
    confirms nothing, waits until NetworkManager has rolled back (bond0 gone) and reads the
-   links, the profiles and the keyfiles (`reverted`), then disarm's verdict.
+   links, the profiles and the keyfiles (`reverted`), then disarm's verdict;
+5. what a reboot leaves (`reboots`): applies once more as the module does, then twice
+   stops NetworkManager, takes the bond and VLANs away and puts the ports back as a boot
+   finds them, starts NetworkManager again on the same keyfiles and reads the links once
+   it has built them - first with nothing else (`plain`), then with the host agent
+   installed as the module installs it (net/agent.py, its `vlan_egress` section) and
+   NetworkManager's own dispatcher (`nm-dispatcher`) running its hook (`agent`).
+
+`module` runs the module itself instead, as the host_network role calls it, in a sandbox of
+its own: ansible-playbook (the controller's venv) with a local connection, the apply
+with its revert timer, the confirmation (cxfab_host_network_confirm), a second apply,
+each result and the links after the runs kept (tests/tools/nm_module_play.yml).
 
 It prints one JSON line (the last line of its output) that the system test compares with the
 structured config; it judges nothing itself.
@@ -90,6 +101,113 @@ def complete_egress_maps(structured: dict) -> dict:
     return {"steps": steps}
 
 
+DISPATCHER = "/usr/lib/NetworkManager/nm-dispatcher"
+
+
+def _networkmanager() -> tuple[int, list[str]]:
+    """The sandbox's running NetworkManager: its pid and command line (to start it again).
+    `--no-daemon` writes no pid file; the sandbox's /proc shows only its own processes."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and not _exited(int(entry.name)):
+            try:
+                if (entry / "comm").read_text().strip() == "NetworkManager":
+                    argv = (entry / "cmdline").read_bytes().rstrip(b"\0").decode().split("\0")
+                    return int(entry.name), argv
+            except OSError:
+                continue
+    raise RuntimeError("no NetworkManager runs in the sandbox")
+
+
+def _wait_for(predicate, seconds: float) -> float:
+    began = time.monotonic()
+    while time.monotonic() - began < seconds:
+        if predicate():
+            return round(time.monotonic() - began, 1)
+        time.sleep(0.5)
+    return -1.0
+
+
+def _exited(pid: int) -> bool:
+    """Gone, or a zombie (its parent, the sandbox's PID 1 or this script, reaps it later)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def reboot(intent: dict, log: Path, settled=None) -> dict:
+    """NetworkManager stopped, cxfab's links gone and the ports as a boot finds them, then
+    NetworkManager started again on the same keyfiles; the links once it rebuilt them and
+    `settled` (a predicate on the links) held, or after 3 s without one."""
+    pid, argv = _networkmanager()
+    os.kill(pid, 15)
+    gone = _wait_for(lambda: _exited(pid), 30)
+    # A boot starts with an empty /run: without it NetworkManager "assumes" each device
+    # from its record in /run/NetworkManager/devices and leaves the ports down as found.
+    for entry in Path("/run/NetworkManager").iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    bond = intent["bond"]["name"]
+    subprocess.run(["ip", "link", "delete", bond], check=True)  # its VLANs go with it
+    for port in PORTS:
+        subprocess.run(["ip", "link", "set", port, "down"], check=True)
+        subprocess.run(["ip", "link", "set", port, "mtu", "1500"], check=True)
+    with log.open("ab") as sink:
+        subprocess.Popen(argv, stdout=sink, stderr=sink, start_new_session=True)
+    vlans = [v["name"] for v in intent["vlans"]]
+
+    def rebuilt() -> bool:
+        now = links()
+        return all(now.get(v, {}).get("addresses") for v in vlans)
+
+    out = {"stopped_s": gone, "rebuilt_s": _wait_for(rebuilt, 180)}
+    if settled is None:
+        time.sleep(3)  # let NetworkManager finish with the links
+    else:  # the dispatcher's "up" events follow the activation
+        out["settled_s"] = _wait_for(lambda: settled(links()), 60)
+    out["links"] = links()
+    return out
+
+
+def _maps_whole(intent: dict, now: dict) -> bool:
+    """Every VLAN's egress map in the kernel as the intent says (zero entries unreported)."""
+    for vlan in intent["vlans"]:
+        got = {int(m["from"]): int(m["to"]) for m in now.get(vlan["name"], {}).get("info", {})
+               .get("egress_qos", [])}  # fmt: skip
+        wanted = {int(k): int(v) for k, v in (vlan.get("egress_qos_map") or {}).items() if int(v)}
+        if got != wanted:
+            return False
+    return True
+
+
+def install_agent(structured: dict, workdir: Path) -> dict:
+    """The host agent as the module installs it (agent.install with nmegress.agent_section),
+    under `workdir`, and its NetworkManager hook in the sandbox's dispatcher directory
+    with the launcher and config paths moved under `workdir`."""
+    from cxfab.host.net import agent, nmegress
+
+    intent = {**structured["network"], "ipoib": []}
+    (workdir / agent.NM_DIR.lstrip("/")).mkdir(parents=True, exist_ok=True)
+    written = agent.install("vlan_egress", nmegress.agent_section(intent), agent.sources(),
+                            str(workdir))  # fmt: skip
+    calls = workdir / "agent-calls"
+    launcher = workdir / "launcher"
+    paths = [str(Path(__file__).resolve().parents[2] / "module_utils"), *sys.path]
+    config = str(workdir / agent.CONFIG.lstrip("/"))
+    launcher.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path[:0] = {paths!r}\n"
+        f"open({str(calls)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+        "from cxfab.host.net.agent import main\n"
+        f"sys.exit(main(['--config', {config!r}, *sys.argv[1:]]))\n"
+    )
+    launcher.chmod(0o755)
+    hook = (workdir / agent.NM_HOOK.lstrip("/")).read_text()
+    target = Path(agent.NM_HOOK)  # /etc/NetworkManager is the sandbox's own directory
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(hook.replace(agent.LAUNCHER, str(launcher)))
+    target.chmod(0o755)
+    return {"written": written, "calls": calls}
+
+
 def inside(structured_path: str) -> dict:
     """Inside the sandbox: the product's apply path, the links read back after each step."""
     import yaml
@@ -143,12 +261,85 @@ def inside(structured_path: str) -> dict:
     out["keyfiles_left"] = sorted(os.listdir(KEYFILES))
     result = rollback.disarm(ROLLBACK, rearmed["token"])
     out["disarm"] = {key: result.get(key) for key in ("state", "reason")}
+    out["reboots"] = reboots(structured, files)
     out["inside_seconds"] = round(time.monotonic() - clock, 1)
     return out
 
 
-def run(structured_path: str) -> dict:
-    """In the guest's own namespaces: modules, the sandbox, `inside` in it; the timings."""
+def reboots(structured: dict, files: dict) -> dict:
+    """Step 5: two reboots of the sandbox's NetworkManager, without and with the agent."""
+    from cxfab.host.net import nmapply
+
+    intent = {**structured["network"], "ipoib": []}
+    out: dict = {}
+    nmapply.apply(subprocess.run, KEYFILES, files, relink=False)
+    out["before"] = {"completed": complete_egress_maps(structured), "links": links()}
+    workdir = Path(tempfile.mkdtemp(prefix="cxfab-nmagent-"))
+    log = workdir / "NetworkManager-again.log"
+    try:
+        out["plain"] = reboot(intent, log)
+        agent = install_agent(structured, workdir)
+        with log.open("ab") as sink:
+            dispatcher = subprocess.Popen(
+                [DISPATCHER, "--persist", "--debug"], stdout=sink, stderr=sink
+            )
+        try:
+            out["agent"] = reboot(intent, log, settled=lambda now: _maps_whole(intent, now))
+        finally:
+            dispatcher.terminate()
+            dispatcher.wait(timeout=10)
+        out["agent"]["written"] = agent["written"]
+        calls = agent["calls"]
+        out["agent"]["calls"] = calls.read_text().splitlines() if calls.exists() else []
+        out["log"] = log.read_text(errors="replace")[-3000:]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return out
+
+
+MODULE_PLAY = Path(__file__).with_name("nm_module_play.yml")
+
+
+def module(structured_path: str) -> dict:
+    """Inside the sandbox: the module through ansible-playbook, its results, the links."""
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    workdir = Path(tempfile.mkdtemp(prefix="cxfab-nmplay-"))
+    try:
+        structured = yaml.safe_load(Path(structured_path).read_text())
+        (workdir / "structured.json").write_text(json.dumps(structured))
+        # The agent's root, where NetworkManager is "installed" (its directory exists).
+        (workdir / "agent/etc/NetworkManager").mkdir(parents=True)
+        host = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3"}
+        inventory = {"all": {"hosts": {"nmhost": host}}}
+        (workdir / "inventory.yml").write_text(yaml.safe_dump(inventory))
+        # The venv's ansible-playbook on this python3 (the venv's own interpreter lives
+        # under the controller's /root, which a guest does not see) with this script's
+        # PYTHONPATH; the play clears it for the module, which then runs on the guest's
+        # own python3 and packages (Debian's pyroute2), as on a real host.
+        env = {**os.environ, "ANSIBLE_CONFIG": str(repo / "ansible.cfg")}
+        extra = {"workdir": str(workdir), "structured_file": str(workdir / "structured.json")}
+        playbook = repo / ".venv/bin/ansible-playbook"
+        began = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, str(playbook), "-i", str(workdir / "inventory.yml"), str(MODULE_PLAY),
+             "-e", json.dumps(extra)],
+            env=env, cwd=repo, capture_output=True, text=True, timeout=900, check=False,
+        )  # fmt: skip
+        out = {"play_seconds": round(time.monotonic() - began, 1), "rc": done.returncode}
+        results = workdir / "results.json"
+        if not results.exists():
+            return {"error": done.stdout[-4000:] + done.stderr[-2000:]}
+        out.update(json.loads(results.read_text()))
+        out["links"] = links()
+        return out
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(structured_path: str, mode: str = "inside") -> dict:
+    """In the guest's own namespaces: modules, the sandbox, `mode` in it; the timings."""
     from tests.tools import nm_sandbox
 
     start, structured_path = time.monotonic(), str(Path(structured_path).resolve())
@@ -162,7 +353,7 @@ def run(structured_path: str) -> dict:
         ) as box:
             started = time.monotonic() - start
             done = box.run(
-                [sys.executable, "-m", "tests.tools.nm_lab_selftest", "inside", structured_path],
+                [sys.executable, "-m", "tests.tools.nm_lab_selftest", mode, structured_path],
                 timeout=600,
             )
             log = box.log()
@@ -184,10 +375,16 @@ def run(structured_path: str) -> dict:
 
 
 def main(argv) -> int:
-    if len(argv) == 3 and argv[1] in ("run", "inside"):
-        print(json.dumps((run if argv[1] == "run" else inside)(argv[2])), flush=True)
+    steps = {
+        "run": run,
+        "run-module": lambda path: run(path, "module"),
+        "inside": inside,
+        "module": module,
+    }
+    if len(argv) == 3 and argv[1] in steps:
+        print(json.dumps(steps[argv[1]](argv[2])), flush=True)
         return 0
-    print(f"usage: {argv[0]} run|inside STRUCTURED.yml", file=sys.stderr)
+    print(f"usage: {argv[0]} run|run-module|inside|module STRUCTURED.yml", file=sys.stderr)
     return 2
 
 
