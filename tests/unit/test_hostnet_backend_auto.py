@@ -1,8 +1,8 @@
 """cxfab_host_network with backend auto: the host's daemons are read before any change.
 
-Only networkd goes on; a host NetworkManager or netplan owns, or one where no daemon
-runs, fails naming what was seen, before the module touches a link (the network stage
-calls detected_backend ahead of netlink).
+networkd and NetworkManager go on; a host netplan owns, a NetworkManager host without
+nmcli, or one where no daemon runs, fails naming what was seen, before the module touches
+a link (the network stage calls detected_backend ahead of netlink).
 """
 
 import pytest
@@ -38,23 +38,23 @@ def test_a_networkd_host_goes_on_as_networkd(tmp_path):
     assert network.detected_backend(FakeModule(active={"systemd-networkd"}), root) == "networkd"
 
 
-def test_a_networkmanager_host_is_refused_naming_its_links(tmp_path):
+def test_a_networkmanager_host_goes_on_as_networkmanager(tmp_path):
     module = FakeModule(active={"NetworkManager"}, nmcli="eth0:connected\nlo:unmanaged\n")
+    assert network.detected_backend(module, make_root(tmp_path)) == "networkmanager"
+
+
+def test_networkmanager_running_without_nmcli_is_refused(tmp_path):
+    """nmcli not installed reads as no managed link, not as an error that ends the module;
+    the NetworkManager path needs it, so the host is refused before anything changes."""
+    module = FakeModule(active={"NetworkManager"})
     with pytest.raises(Failed) as failed:
         network.detected_backend(module, make_root(tmp_path))
     msg, fields = failed.value.args
     assert msg.startswith("host_network_backend=auto: this host's network belongs to ")
-    assert "networkmanager (NetworkManager runs and manages: eth0)" in msg
-    assert "nothing was changed" in msg and fields["changed"] is False
-    assert fields["backend_facts"]["networkmanager_links"] == ["eth0"]
-
-
-def test_networkmanager_running_without_nmcli_is_still_refused(tmp_path):
-    """nmcli not installed reads as no managed link, not as an error that ends the module."""
-    module = FakeModule(active={"NetworkManager"})
-    with pytest.raises(Failed, match=r"NetworkManager runs and manages: no link yet"):
-        network.detected_backend(module, make_root(tmp_path))
-    assert module.commands[-1][0] == "nmcli"
+    assert "networkmanager (NetworkManager runs and manages: no link yet)" in msg
+    assert "nmcli, which cxfab applies it with, is not installed" in msg
+    assert msg.endswith("nothing was changed") and fields["changed"] is False
+    assert module.commands[-1] == ["nmcli", "--version"]
 
 
 def test_a_netplan_host_is_refused_naming_the_interfaces(tmp_path):
@@ -87,12 +87,12 @@ def test_auto_is_checked_before_any_netlink_reading(tmp_path, monkeypatch):
 
     monkeypatch.setattr(network, "IPRoute", no_netlink)
     monkeypatch.setattr(network, "PYROUTE2_IMPORT_ERROR", None)
-    module = FakeModule(active={"NetworkManager"}, nmcli="eth0:connected\n")
+    module = FakeModule(active={"systemd-networkd"})
     module.params = {
         "backend": "auto",
-        "root": make_root(tmp_path),
+        "root": make_root(tmp_path, netplan=CLOUD_INIT),
         "revert_seconds": 0,
         "structured": {"network": {}},
     }
-    with pytest.raises(Failed, match="belongs to networkmanager"):
+    with pytest.raises(Failed, match="belongs to netplan"):
         network.run(module)

@@ -180,8 +180,9 @@ def run(module) -> dict:
     params = module.params
     if params["revert_seconds"] < 0:
         module.fail_json(msg=f"revert_seconds: must be 0 or more, got {params['revert_seconds']}")
-    if params["backend"] == "auto":
-        detected_backend(module, params["root"])
+    backend = params["backend"]
+    if backend == "auto":
+        backend = detected_backend(module, params["root"])
     structured = params["structured"]
     interfaces = structured.get("ipoib") or []
     nics = structured.get("nics") or []
@@ -210,7 +211,7 @@ def run(module) -> dict:
             actions = plan(intent, links, params["purge_addresses"])
         except IntentError as exc:
             module.fail_json(msg=str(exc), path=exc.path, protected=seeds, changed=False)
-        if params["backend"] == "networkmanager":
+        if backend == "networkmanager":
             return network_nm.run(
                 module, ipr, intent, structured, links, actions, protected, _view, read_links
             )
@@ -273,10 +274,10 @@ def arm_timer(module, intent, links, wanted_files, ipoib_before) -> dict:
 def detected_backend(module, root: str) -> str:
     """`auto`: the backend this host's daemons show (backend.choose), before any change.
 
-    Only networkd is applied through `auto` yet: a host whose network NetworkManager or
-    netplan owns is refused with what was seen, since networkd files written there would
-    not be applied at boot, or would fight the owner (docs/host-network-backends.md).
-    An explicit `networkd` is the operator's word and is not checked (the lab's guests
+    networkd and NetworkManager are applied; a host whose network netplan owns is refused
+    with what was seen (netplan is rendered, not applied yet), and so is a NetworkManager
+    host without nmcli, which the NetworkManager path drives (docs/host-network-backends.md).
+    An explicit backend is the operator's word and is not checked (the lab's guests
     boot without systemd and apply over netlink).
     """
 
@@ -303,11 +304,20 @@ def detected_backend(module, root: str) -> str:
             f"backend apart ({exc}); nothing was changed",
             changed=False,
         )
-    if chosen != "networkd":
+    if chosen not in ("networkd", "networkmanager"):
         module.fail_json(
             msg=f"{backends.BACKEND_KEY}=auto: this host's network belongs to {chosen} "
-            f"({_evidence(chosen, facts)}); the host_network role applies only networkd yet "
-            f"(docs/host-network-backends.md): nothing was changed",
+            f"({_evidence(chosen, facts)}); the host_network role applies networkd and "
+            f"NetworkManager, not {chosen} yet (docs/host-network-backends.md): nothing was "
+            "changed",
+            backend_facts=facts,
+            changed=False,
+        )
+    if chosen == "networkmanager" and run(["nmcli", "--version"])[0] == 127:
+        module.fail_json(
+            msg=f"{backends.BACKEND_KEY}=auto: this host's network belongs to networkmanager "
+            f"({_evidence(chosen, facts)}) but nmcli, which cxfab applies it with, is not "
+            "installed: nothing was changed",
             backend_facts=facts,
             changed=False,
         )
