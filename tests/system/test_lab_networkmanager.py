@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cxfab.host.net.linkplan import normalise_map
 
 from tests.tools.nm_lab_selftest import PORTS, SHORT
 
@@ -100,8 +101,8 @@ def _egress(link: dict) -> dict[int, int]:
 
 
 def _wanted_egress(vlan: dict) -> dict[int, int]:
-    # The kernel does not report entries mapping to priority 0 (linkplan.normalise_map).
-    return {int(k): int(v) for k, v in vlan["egress_qos_map"].items() if int(v) != 0}
+    # The kernel does not report entries mapping to priority 0.
+    return normalise_map(vlan["egress_qos_map"])
 
 
 def test_the_bond_its_members_and_the_vlans_are_live_as_the_structured_config_says(

@@ -170,11 +170,12 @@ def reboot(intent: dict, log: Path, settled=None) -> dict:
 
 def _maps_whole(intent: dict, now: dict) -> bool:
     """Every VLAN's egress map in the kernel as the intent says (zero entries unreported)."""
+    from cxfab.host.net.linkplan import normalise_map
+
     for vlan in intent["vlans"]:
-        got = {int(m["from"]): int(m["to"]) for m in now.get(vlan["name"], {}).get("info", {})
-               .get("egress_qos", [])}  # fmt: skip
-        wanted = {int(k): int(v) for k, v in (vlan.get("egress_qos_map") or {}).items() if int(v)}
-        if got != wanted:
+        entries = now.get(vlan["name"], {}).get("info", {}).get("egress_qos", [])
+        got = {entry["from"]: entry["to"] for entry in entries}
+        if normalise_map(got) != normalise_map(vlan.get("egress_qos_map")):
             return False
     return True
 
