@@ -241,6 +241,15 @@ def qemu_opts(guest: Guest) -> str:
     # Measured on the lab, one thread per vCPU vs one per guest: lab up 124 vs 96 s,
     # site.yml 282 vs 219 s, a second site.yml 49-52 vs 31-33 s, verify.yml 199 vs 187 s.
     control += " -accel tcg,thread=single"
+    # An x86-64-v2 CPU instead of vng's `-cpu max`: with `max` the guest sees AVX/AVX2
+    # and XSAVE, which TCG emulates with helpers, so the kernel saves the wider state on
+    # every switch and glibc's string functions take the AVX2 paths. Measured on the
+    # lab, `max` vs this model, the same code one after the other: lab up 94 vs 62 s,
+    # site.yml from blank 185-219 vs 160 s, verify.yml 164-187 vs 150 s (every check
+    # passing in both), `import ansible.module_utils.basic` in a guest 3.8-5.5 vs
+    # 2.7-3.6 s. No guest program needs more: Debian builds for x86-64 and native/
+    # picks its stencil kernel from CPUID at run time.
+    control += " -cpu qemu64,+ssse3,+sse4.1,+sse4.2,+popcnt,+cx16"
     usr = (
         "-fsdev local,id=cxfab_usr,path=/usr,security_model=none,readonly=on "
         "-device virtio-9p-pci,fsdev=cxfab_usr,mount_tag=cxfab_usr,bus=pcie.0"
