@@ -10,32 +10,30 @@ applies the lab host's structured config through nmapply (completing the VLAN eg
 maps NetworkManager 1.42 leaves short, as the module does: nmegress) twice, lets the checkpoint run
 out and reads the links back over netlink (`ip -d -j address show`) after each step, then
 reboots the sandbox's NetworkManager twice (without and with the host agent and
-NetworkManager's dispatcher). At the same time lab-host2 runs the module itself
-(ansible-playbook: apply, confirm, apply again) in a sandbox of its own.
-Each prints its readings as JSON; this file compares them with the structured config.
+NetworkManager's dispatcher). It prints its readings as JSON; this file compares them with
+the structured config. The module itself, through the role, on a guest whose own network
+NetworkManager owns is the deployed tier's (test_host_networkmanager.py).
 
 The guest's own data ports, bond and VLANs live in another network namespace and are
 never touched, so this needs neither `clean_lab` nor bare ports: it runs in the lab tier's
 first pytest run like the other test_lab_* suites, or alone against a configured lab.
-One run of each (about 60 s and 150 s in a TCG guest, side by side) serves every test here.
+One run (about 60 s in a TCG guest) serves every test here.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import shlex
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 import yaml
-from cxfab.host.net.linkplan import normalise_map
 
+from tests.system.nmlinks import egress, guest_module, rebuilt_as_configured, wanted_egress
 from tests.tools.nm_lab_selftest import PORTS, SHORT
 
-# The two guests' runs (about 60 s and 150 s under TCG) make the first test's setup.
+# The guest's run (about 60 s under TCG) makes the first test's setup.
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,36 +48,14 @@ def network():
 
 def _selftest(host, step: str) -> dict:
     """tests/tools/nm_lab_selftest.py `step` in `host`: its JSON line."""
-    version = host.run("python3 -c 'import sys; print(sys.version_info[:2])'").strip()
-    if version != str(sys.version_info[:2]):
-        pytest.fail(f"the guest's python3 is {version}, the venv's {sys.version_info[:2]}: "
-                    "the venv's packages cannot be imported there")  # fmt: skip
-    path = ":".join([str(REPO), str(REPO / "module_utils"), sysconfig.get_paths()["purelib"]])
-    command = (
-        f"cd {shlex.quote(str(REPO))} && PYTHONPATH={shlex.quote(path)} python3 -m "
-        f"tests.tools.nm_lab_selftest {step} {shlex.quote(str(STRUCTURED))}"
-    )
-    out = host.run(command, timeout=900)
-    result = json.loads(out.strip().splitlines()[-1])
-    assert "error" not in result, result.get("error", "") + result.get("log", "")
-    return result
+    return guest_module(host, f"tests.tools.nm_lab_selftest {step} {shlex.quote(str(STRUCTURED))}")
 
 
 @pytest.fixture(scope="module")
-def both(lab):
-    """The product-code run in lab-host1 and the module's play in lab-host2, side by side
-    (each guest's QEMU has a core of its own): {"run": ..., "run-module": ...}."""
-    steps = {"run": lab.hosts[0], "run-module": lab.hosts[1]}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {step: pool.submit(_selftest, host, step) for step, host in steps.items()}
-        return {step: future.result() for step, future in futures.items()}
-
-
-@pytest.fixture(scope="module")
-def readings(lab, both):
+def readings(lab):
     """The script's JSON from lab-host1 (one run for the module)."""
     host = lab.hosts[0]
-    result = both["run"]
+    result = _selftest(host, "run")
     print(
         f"\nNetworkManager {result['nm_version']} on {result['kernel']} in {host.name}: "
         f"{result['total_s']} s (sandbox {result['sandbox_start_s']} s, first apply "
@@ -94,15 +70,6 @@ def _no_state(links: dict) -> dict:
     return {
         name: {k: v for k, v in link.items() if k != "operstate"} for name, link in links.items()
     }
-
-
-def _egress(link: dict) -> dict[int, int]:
-    return {int(m["from"]): int(m["to"]) for m in link["info"].get("egress_qos", [])}
-
-
-def _wanted_egress(vlan: dict) -> dict[int, int]:
-    # The kernel does not report entries mapping to priority 0.
-    return normalise_map(vlan["egress_qos_map"])
 
 
 def test_the_bond_its_members_and_the_vlans_are_live_as_the_structured_config_says(
@@ -149,13 +116,13 @@ def test_what_networkmanager_programs_of_the_egress_maps_today(readings, network
     IFLA_VLAN_EGRESS_QOS with its index, the kernel keeps the one typed 1: nmegress.py).
     A NetworkManager with the fix (1.46.6, 1.48.16, 1.50.2, 1.52+) fails this pin."""
     for vlan in network["vlans"]:
-        assert _egress(readings["applied"][vlan["name"]]) == {1: vlan["egress_qos_map"][1]}
+        assert egress(readings["applied"][vlan["name"]]) == {1: vlan["egress_qos_map"][1]}
 
 
 def test_each_vlans_egress_priority_map_is_live_once_cxfab_completed_it(readings, network):
     completed = readings["completed"]
-    got = {v["name"]: _egress(completed["links"][v["name"]]) for v in network["vlans"]}
-    assert got == {v["name"]: _wanted_egress(v) for v in network["vlans"]}
+    got = {v["name"]: egress(completed["links"][v["name"]]) for v in network["vlans"]}
+    assert got == {v["name"]: wanted_egress(v) for v in network["vlans"]}
     assert [step.split(":")[0] for step in completed["steps"]] == [
         f"set the egress map of {v['name']} over netlink" for v in network["vlans"]
     ]
@@ -192,33 +159,19 @@ def test_an_unconfirmed_checkpoint_is_rolled_back_by_networkmanager(readings, ne
     assert -1.0 < readings["rollback_after_deadline_s"] < 10.0
 
 
-def _rebuilt_as_configured(links: dict, network: dict) -> None:
-    """NetworkManager built the bond, its members and the VLANs again as configured."""
-    bond = network["bond"]
-    assert (links[bond["name"]]["kind"], links[bond["name"]]["mtu"]) == ("bond", bond["mtu"])
-    assert links[bond["name"]]["addresses"] == sorted(bond["addresses"])
-    for member in network["members"]:
-        assert links[member["name"]]["master"] == bond["name"]
-    for vlan in network["vlans"]:
-        link = links[vlan["name"]]
-        assert (link["kind"], link["parent"], link["mtu"], link["addresses"]) == (
-            "vlan", vlan["link"], vlan["mtu"], sorted(vlan["addresses"])
-        )  # fmt: skip
-
-
 def test_a_reboot_without_the_agent_leaves_networkmanagers_short_maps(readings, network):
     """What a reboot leaves on NetworkManager 1.42: the bond and VLANs come back from
     cxfab's keyfiles, each egress map as `1 -> to` only (the pin above, across a boot)."""
     reboots = readings["reboots"]
     before = reboots["before"]["links"]
-    assert {v["name"]: _egress(before[v["name"]]) for v in network["vlans"]} == {
-        v["name"]: _wanted_egress(v) for v in network["vlans"]
+    assert {v["name"]: egress(before[v["name"]]) for v in network["vlans"]} == {
+        v["name"]: wanted_egress(v) for v in network["vlans"]
     }
     plain = reboots["plain"]
     assert plain["rebuilt_s"] >= 0, reboots.get("log")
-    _rebuilt_as_configured(plain["links"], network)
+    rebuilt_as_configured(plain["links"], network)
     for vlan in network["vlans"]:
-        assert _egress(plain["links"][vlan["name"]]) == {1: vlan["egress_qos_map"][1]}
+        assert egress(plain["links"][vlan["name"]]) == {1: vlan["egress_qos_map"][1]}
 
 
 def test_after_a_reboot_the_dispatcher_runs_the_agent_and_every_map_is_whole(readings, network):
@@ -228,43 +181,8 @@ def test_after_a_reboot_the_dispatcher_runs_the_agent_and_every_map_is_whole(rea
     rebooted = readings["reboots"]["agent"]
     assert rebooted["rebuilt_s"] >= 0, readings["reboots"].get("log")
     assert "/etc/NetworkManager/dispatcher.d/50-cxfab-host-apply" in rebooted["written"]
-    _rebuilt_as_configured(rebooted["links"], network)
-    got = {v["name"]: _egress(rebooted["links"][v["name"]]) for v in network["vlans"]}
-    assert got == {v["name"]: _wanted_egress(v) for v in network["vlans"]}
+    rebuilt_as_configured(rebooted["links"], network)
+    got = {v["name"]: egress(rebooted["links"][v["name"]]) for v in network["vlans"]}
+    assert got == {v["name"]: wanted_egress(v) for v in network["vlans"]}
     for vlan in network["vlans"]:
         assert f"--interface {vlan['name']}" in rebooted["calls"], rebooted["calls"]
-
-
-@pytest.fixture(scope="module")
-def module_readings(lab, both):
-    """The module through ansible-playbook in a sandbox of lab-host2 (one run)."""
-    result = both["run-module"]
-    print(f"\nthe module's play in {lab.hosts[1].name}: {result.get('play_seconds')} s",
-          file=sys.__stderr__)  # fmt: skip
-    return result
-
-
-def test_the_module_builds_the_lab_hosts_network_through_networkmanager(module_readings, network):
-    """cxfab_host_network as the role calls it, on a NetworkManager that can build the bond
-    and the VLANs: the apply under a checkpoint, its confirmation, a second run."""
-    apply = module_readings["apply"]
-    assert module_readings["rc"] == 0
-    assert apply["files"] and all(f.startswith("write ") for f in apply["files"])
-    assert apply["changed"] and apply["rollback"]["method"] == "networkmanager checkpoint"
-    assert [s.split(":")[0] for s in apply["steps"] if s.startswith("set the egress")] == [
-        f"set the egress map of {v['name']} over netlink" for v in network["vlans"]
-    ]
-    assert "/etc/NetworkManager/dispatcher.d/50-cxfab-host-apply" in apply["agent"]
-    assert not module_readings["confirm"].get("failed"), module_readings["confirm"]
-    links = module_readings["links"]
-    _rebuilt_as_configured(links, network)
-    got = {v["name"]: _egress(links[v["name"]]) for v in network["vlans"]}
-    assert got == {v["name"]: _wanted_egress(v) for v in network["vlans"]}
-
-
-def test_the_modules_second_run_changes_nothing(module_readings):
-    again = module_readings["again"]
-    assert (again["changed"], again["steps"], again["files"], again["agent"]) == (
-        False, [], [], []
-    )  # fmt: skip
-    assert again["rollback"] == {"armed": False}

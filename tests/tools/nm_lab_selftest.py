@@ -32,11 +32,6 @@ there, which drives the product's own code and reads the links back over netlink
    installed as the module installs it (net/agent.py, its `vlan_egress` section) and
    NetworkManager's own dispatcher (`nm-dispatcher`) running its hook (`agent`).
 
-`module` runs the module itself instead, as the host_network role calls it, in a sandbox of
-its own: ansible-playbook (the controller's venv) with a local connection, the apply
-with its revert timer, the confirmation (cxfab_host_network_confirm), a second apply,
-each result and the links after the runs kept (tests/tools/nm_module_play.yml).
-
 It prints one JSON line (the last line of its output) that the system test compares with the
 structured config; it judges nothing itself.
 """
@@ -298,49 +293,8 @@ def reboots(structured: dict, files: dict) -> dict:
     return out
 
 
-MODULE_PLAY = Path(__file__).with_name("nm_module_play.yml")
-
-
-def module(structured_path: str) -> dict:
-    """Inside the sandbox: the module through ansible-playbook, its results, the links."""
-    import yaml
-
-    repo = Path(__file__).resolve().parents[2]
-    workdir = Path(tempfile.mkdtemp(prefix="cxfab-nmplay-"))
-    try:
-        structured = yaml.safe_load(Path(structured_path).read_text())
-        (workdir / "structured.json").write_text(json.dumps(structured))
-        # The agent's root, where NetworkManager is "installed" (its directory exists).
-        (workdir / "agent/etc/NetworkManager").mkdir(parents=True)
-        host = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3"}
-        inventory = {"all": {"hosts": {"nmhost": host}}}
-        (workdir / "inventory.yml").write_text(yaml.safe_dump(inventory))
-        # The venv's ansible-playbook on this python3 (the venv's own interpreter lives
-        # under the controller's /root, which a guest does not see) with this script's
-        # PYTHONPATH; the play clears it for the module, which then runs on the guest's
-        # own python3 and packages (Debian's pyroute2), as on a real host.
-        env = {**os.environ, "ANSIBLE_CONFIG": str(repo / "ansible.cfg")}
-        extra = {"workdir": str(workdir), "structured_file": str(workdir / "structured.json")}
-        playbook = repo / ".venv/bin/ansible-playbook"
-        began = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, str(playbook), "-i", str(workdir / "inventory.yml"), str(MODULE_PLAY),
-             "-e", json.dumps(extra)],
-            env=env, cwd=repo, capture_output=True, text=True, timeout=900, check=False,
-        )  # fmt: skip
-        out = {"play_seconds": round(time.monotonic() - began, 1), "rc": done.returncode}
-        results = workdir / "results.json"
-        if not results.exists():
-            return {"error": done.stdout[-4000:] + done.stderr[-2000:]}
-        out.update(json.loads(results.read_text()))
-        out["links"] = links()
-        return out
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-
-def run(structured_path: str, mode: str = "inside") -> dict:
-    """In the guest's own namespaces: modules, the sandbox, `mode` in it; the timings."""
+def run(structured_path: str) -> dict:
+    """In the guest's own namespaces: modules, the sandbox, `inside` in it; the timings."""
     from tests.tools import nm_sandbox
 
     start, structured_path = time.monotonic(), str(Path(structured_path).resolve())
@@ -354,7 +308,7 @@ def run(structured_path: str, mode: str = "inside") -> dict:
         ) as box:
             started = time.monotonic() - start
             done = box.run(
-                [sys.executable, "-m", "tests.tools.nm_lab_selftest", mode, structured_path],
+                [sys.executable, "-m", "tests.tools.nm_lab_selftest", "inside", structured_path],
                 timeout=600,
             )
             log = box.log()
@@ -378,14 +332,12 @@ def run(structured_path: str, mode: str = "inside") -> dict:
 def main(argv) -> int:
     steps = {
         "run": run,
-        "run-module": lambda path: run(path, "module"),
         "inside": inside,
-        "module": module,
     }
     if len(argv) == 3 and argv[1] in steps:
         print(json.dumps(steps[argv[1]](argv[2])), flush=True)
         return 0
-    print(f"usage: {argv[0]} run|run-module|inside|module STRUCTURED.yml", file=sys.stderr)
+    print(f"usage: {argv[0]} run|inside STRUCTURED.yml", file=sys.stderr)
     return 2
 
 
