@@ -18,6 +18,13 @@ from cxfab.host.net.linkplan import normalise_map
 REPO = Path(__file__).resolve().parents[2]
 
 
+def show(request, text: str) -> None:
+    """Print `text` into the run's log past pytest's capture (a module fixture has no
+    capsys), as the QoS figures are: CI's log keeps the timings."""
+    with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+        print(text, flush=True)
+
+
 def guest_module(host, args: str, timeout: float = 900) -> dict:
     """`python3 -m <args>` in a lab guest (its python3, this checkout and the venv's
     packages on PYTHONPATH: the guests share the controller's root fs): its last line,

@@ -25,14 +25,13 @@ shown: its /etc is a tmpfs, the keyfiles would not survive it.
 from __future__ import annotations
 
 import shlex
-import sys
 
 import pytest
 import yaml
 
 from tests.lab.vm.topology import GUESTS, INVENTORY_DIR
 from tests.system.deployment import Deployment
-from tests.system.nmlinks import REPO, guest_module, whole_as_configured
+from tests.system.nmlinks import REPO, guest_module, show, whole_as_configured
 from tests.tools.inventory import write_copy
 from tests.tools.nm_lab_selftest import PORTS
 
@@ -67,7 +66,7 @@ def network():
 
 
 @pytest.fixture(scope="module")
-def mixed(deployed, lab, tmp_path_factory) -> dict:
+def mixed(deployed, lab, tmp_path_factory, request) -> dict:
     """Every step's reading, one run for the module; the lab handed back whatever failed."""
     hosts = {host.name: host for host in lab.hosts}
     nm_host, other = hosts[NM_HOST], hosts[NETWORKD_HOST]
@@ -88,9 +87,9 @@ def mixed(deployed, lab, tmp_path_factory) -> dict:
         out["stop"] = guest_module(nm_host, "tests.tools.nm_guest stop")
         out["restore"] = deployed.play("site.yml", "--limit", f"localhost,{NM_HOST}")
     reboot = out.get("reboot", {})
-    print(f"\n{NM_HOST} on NetworkManager: started in {out['start'].get('seconds')} s; after the"
-          f" reboot the links were back in {reboot.get('rebuilt_s')} s, every egress map whole"
-          f" {reboot.get('settled_s')} s later", file=sys.__stderr__)  # fmt: skip
+    show(request, f"\n{NM_HOST} on NetworkManager: started in {out['start'].get('seconds')} s;"
+         f" after the reboot the links were back in {reboot.get('rebuilt_s')} s, every egress"
+         f" map whole {reboot.get('settled_s')} s later")  # fmt: skip
     return out
 
 

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.system.nmlinks import egress, guest_module, rebuilt_as_configured, wanted_egress
+from tests.system.nmlinks import egress, guest_module, rebuilt_as_configured, show, wanted_egress
 from tests.tools.nm_lab_selftest import PORTS, SHORT
 
 # The guest's run (about 60 s under TCG) makes the first test's setup.
@@ -52,15 +51,15 @@ def _selftest(host, step: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def readings(lab):
+def readings(lab, request):
     """The script's JSON from lab-host1 (one run for the module)."""
     host = lab.hosts[0]
     result = _selftest(host, "run")
-    print(
+    show(
+        request,
         f"\nNetworkManager {result['nm_version']} on {result['kernel']} in {host.name}: "
         f"{result['total_s']} s (sandbox {result['sandbox_start_s']} s, first apply "
         f"{result['first']['seconds']} s, second {result['again']['seconds']} s)",
-        file=sys.__stderr__,
     )
     return result
 
