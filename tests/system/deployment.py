@@ -144,6 +144,16 @@ class Deployment:
             for path in sorted((REPO_ROOT / "build" / "deploy").glob("*.json"))
         }
 
+    def image_patch(self, host: str) -> dict:
+        """A write_copy patch giving `host`'s firmware image as an absolute path: in this
+        inventory it is relative to the inventory, and a copy lives elsewhere."""
+        image = self.intent(host)["cxfab_host"]["nics"][0]["firmware"]["image"]
+        return {
+            "host": host,
+            "path": "cxfab_host.nics[0].firmware.image",
+            "value": str((self.inventory / image).resolve()),
+        }
+
     def intent(self, host: str) -> dict:
         """The intent the inventory gives `host`: group_vars/all under its host_vars."""
         inventory = load_inventory(self.inventory)

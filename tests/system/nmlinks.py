@@ -16,12 +16,17 @@ import pytest
 from cxfab.host.net.linkplan import normalise_map
 
 REPO = Path(__file__).resolve().parents[2]
+_PYTHON_CHECKED: set[str] = set()  # guests whose python3 matches the venv's
 
 
 def show(request, text: str) -> None:
     """Print `text` into the run's log past pytest's capture (a module fixture has no
     capsys), as the QoS figures are: CI's log keeps the timings."""
-    with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    if capture is None:  # pytest -p no:capture: nothing to get past
+        print(text, flush=True)
+        return
+    with capture.global_and_fixture_disabled():
         print(text, flush=True)
 
 
@@ -29,10 +34,12 @@ def guest_module(host, args: str, timeout: float = 900) -> dict:
     """`python3 -m <args>` in a lab guest (its python3, this checkout and the venv's
     packages on PYTHONPATH: the guests share the controller's root fs): its last line,
     JSON. A reading with "error" fails the test with it and the log it carries."""
-    version = host.run("python3 -c 'import sys; print(sys.version_info[:2])'").strip()
-    if version != str(sys.version_info[:2]):
-        pytest.fail(f"the guest's python3 is {version}, the venv's {sys.version_info[:2]}: "
-                    "the venv's packages cannot be imported there")  # fmt: skip
+    if host.name not in _PYTHON_CHECKED:  # one SSH round trip per guest, not per call
+        version = host.run("python3 -c 'import sys; print(sys.version_info[:2])'").strip()
+        if version != str(sys.version_info[:2]):
+            pytest.fail(f"the guest's python3 is {version}, the venv's {sys.version_info[:2]}: "
+                        "the venv's packages cannot be imported there")  # fmt: skip
+        _PYTHON_CHECKED.add(host.name)
     path = ":".join([str(REPO), str(REPO / "module_utils"), sysconfig.get_paths()["purelib"]])
     command = f"cd {shlex.quote(str(REPO))} && PYTHONPATH={shlex.quote(path)} python3 -m {args}"
     result = json.loads(host.run(command, timeout=timeout).strip().splitlines()[-1])

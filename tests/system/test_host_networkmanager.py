@@ -11,10 +11,11 @@ says `host_network_backend: networkmanager` for lab-host2 only, and:
    says) under the checkpoint revert timer, confirmed over a fresh connection, and
    leaves lab-host1 alone;
 2. a second site.yml changes nothing on either host;
-3. a reboot of lab-host2's network (NetworkManager and its dispatcher stopped, the
-   bond and VLANs deleted, the ports as a boot finds them, both started again on the
-   same keyfiles) brings everything back as the structured config says, egress maps
-   whole (the host agent through the dispatcher), compared link by link.
+3. a reboot of lab-host2's network (NetworkManager stopped, the bond and VLANs
+   deleted, the ports as a boot finds them, NetworkManager started again on the same
+   keyfiles; its dispatcher keeps running) brings everything back as the structured
+   config says, egress maps whole (the host agent through the dispatcher), compared
+   link by link.
 
 Then NetworkManager goes, with cxfab's profiles, and site.yml on the lab's own inventory
 gives lab-host2 back to networkd (its soft-RoCE device went with the deleted bond), so
@@ -46,14 +47,7 @@ KEYFILES = "/etc/NetworkManager/system-connections"
 def mixed_inventory(deployed: Deployment, destination) -> Deployment:
     """The lab inventory with lab-host2 on NetworkManager (and the firmware images'
     paths absolute: they are relative to the inventory, which lives elsewhere now)."""
-    patches = []
-    for guest in GUESTS:
-        image = deployed.intent(guest.name)["cxfab_host"]["nics"][0]["firmware"]["image"]
-        patches.append({
-            "host": guest.name,
-            "path": "cxfab_host.nics[0].firmware.image",
-            "value": str((INVENTORY_DIR / image).resolve()),
-        })  # fmt: skip
+    patches = [deployed.image_patch(guest.name) for guest in GUESTS]
     copy = write_copy(INVENTORY_DIR, destination, patches)
     backend = {"host_network_backend": "networkmanager"}
     (copy / "host_vars" / NM_HOST / "network_backend.yml").write_text(yaml.safe_dump(backend))
@@ -84,8 +78,10 @@ def mixed(deployed, lab, tmp_path_factory, request) -> dict:
             nm_host, f"tests.tools.nm_guest reboot {shlex.quote(str(STRUCTURED))}"
         )
     finally:
-        out["stop"] = guest_module(nm_host, "tests.tools.nm_guest stop")
-        out["restore"] = deployed.play("site.yml", "--limit", f"localhost,{NM_HOST}")
+        try:
+            out["stop"] = guest_module(nm_host, "tests.tools.nm_guest stop")
+        finally:  # networkd takes the host back even if stopping NetworkManager failed
+            out["restore"] = deployed.play("site.yml", "--limit", f"localhost,{NM_HOST}")
     reboot = out.get("reboot", {})
     show(request, f"\n{NM_HOST} on NetworkManager: started in {out['start'].get('seconds')} s;"
          f" after the reboot the links were back in {reboot.get('rebuilt_s')} s, every egress"

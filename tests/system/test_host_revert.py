@@ -52,15 +52,9 @@ def cutting_inventory(deployed: Deployment, destination) -> Deployment:
     for host, address in CUTTING_ADDRESSES.items():
         intent = deployed.intent(host)["cxfab_host"]
         vlan = next(i for i, v in enumerate(intent["vlans"]) if v["id"] == VLAN)
-        image = intent["nics"][0]["firmware"]["image"]
         patches += [
             {"host": host, "path": f"cxfab_host.vlans[{vlan}].address", "value": address},
-            # The copy lives elsewhere: the image path must not be relative to it.
-            {
-                "host": host,
-                "path": "cxfab_host.nics[0].firmware.image",
-                "value": str((INVENTORY_DIR / image).resolve()),
-            },
+            deployed.image_patch(host),
         ]
     copy = write_copy(INVENTORY_DIR, destination, patches)
     timer = {"host_network_revert_seconds": REVERT_SECONDS, "host_network_revert_margin": 90}
