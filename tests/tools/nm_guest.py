@@ -1,9 +1,10 @@
 """NetworkManager as the owner of a lab guest's own data network (not a sandbox).
 
 The lab's guests boot virtme-ng's init, not systemd, so nothing starts a system bus or
-NetworkManager there. tests/system/test_host_networkmanager.py makes lab-host2 a
-NetworkManager host for the length of its test with this file, run in the guest over
-SSH as root (the guest's python3, this checkout on PYTHONPATH):
+NetworkManager there. `make lab-up` (tests/lab/vm/host_stack.py) makes lab-host2, whose
+host_vars say `host_network_backend: networkmanager`, a NetworkManager host with this
+file, run in the guest over SSH as root (the guest's python3, this checkout on
+PYTHONPATH); tests/system/test_host_networkmanager.py reboots its network:
 
     python3 -m tests.tools.nm_guest start     # bus, NetworkManager, its dispatcher
     python3 -m tests.tools.nm_guest reboot    # what a boot leaves, NetworkManager again
@@ -11,9 +12,11 @@ SSH as root (the guest's python3, this checkout on PYTHONPATH):
 
 `start` runs, in the guest's own namespaces, a `dbus-daemon` system bus (the sandbox's
 bus configuration, tests/tools/nm_sandbox.py: root only, no activation), Debian's
-`NetworkManager --no-daemon` with a conf.d file of its own (keyfile plugin, no automatic
-profiles, no hostname, DNS or resolv.conf changes, every device unmanaged but the data
-ports, the bond and its VLANs: the management interface stays out of its hands) and
+`NetworkManager --debug` (in the foreground, its log on stderr into LOG: without it
+NetworkManager logs to syslog, and the guest has no /dev/log) with a conf.d file of its
+own (keyfile plugin, no automatic profiles, no hostname, DNS or resolv.conf changes,
+every device unmanaged but the data ports, the bond and its VLANs: the management
+interface stays out of its hands) and
 NetworkManager's dispatcher (`nm-dispatcher --persist`: the bus is not configured to
 start it on demand, as systemd's bus does). The guest's /etc and /run are tmpfs
 overlays of its own, so nothing of this reaches the controller.
@@ -86,7 +89,7 @@ def start() -> dict:
     pids = {"dbus-daemon": _spawn(["dbus-daemon", "--nofork", "--nopidfile",
                                    f"--config-file={RUN / 'dbus.conf'}"])}  # fmt: skip
     _wait(BUS.exists, 30, "the system bus")
-    pids["NetworkManager"] = _spawn(["NetworkManager", "--no-daemon"])
+    pids["NetworkManager"] = _spawn(["NetworkManager", "--debug"])
     pids["nm-dispatcher"] = _spawn(DISPATCHER)
     PIDS.write_text(json.dumps(pids))
     ports = nm_lab_selftest.PORTS

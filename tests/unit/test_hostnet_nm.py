@@ -154,3 +154,53 @@ def test_the_stage_refuses_what_networkmanager_cannot_do_yet_before_any_change()
         _stage_run(FakeModule(persist=False), intent)
     with pytest.raises(Refused, match=r"IPoIB interfaces through NetworkManager.*ibp59s0"):
         _stage_run(FakeModule(), intent)
+
+
+def test_a_failed_change_rolls_the_checkpoint_back_or_finds_networkmanager_did():
+    record = {"checkpoint": CP}
+    done = nmcheckpoint.restore(record, Bus({"CheckpointRollback": (0, "a{su} 1 /dev/1 0", "")}))
+    assert done == ([f"NetworkManager rolled back checkpoint {CP} (a{{su}} 1 /dev/1 0)"], [])
+    gone = (1, "", f"Call failed: checkpoint {CP} does not exist")
+    assert nmcheckpoint.restore(record, Bus({"CheckpointRollback": gone})) == (
+        [f"NetworkManager rolled back checkpoint {CP} itself at its timeout"],
+        [],
+    )
+    refused = (1, "", "Access denied")
+    restored, errors = nmcheckpoint.restore(record, Bus({"CheckpointRollback": refused}))
+    assert restored == [] and "Access denied" in errors[0]
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_a_change_slower_than_its_timer_says_so(tmp_path, monkeypatch, late):
+    """NetworkManager rolls a checkpoint back at its timeout even while the change runs
+    (seen in the lab: `nmcli connection up` then fails, "The base network connection was
+    interrupted"): the failure names the timer, not only nmcli's error."""
+    from cxfab.host.stages import network_nm
+
+    bus = Bus({"GetDeviceByIpIface": DEVICE, "CheckpointCreate": (0, f'o "{CP}"', "")})
+    now = 1000.0
+    timer = rollback.arm_checkpoint(
+        str(tmp_path), ["ens1f0"], 30, runner=bus, clock=lambda: now - (60 if late else 0)
+    )
+    gone = nmcheckpoint.CheckpointError(f"CheckpointRollback: checkpoint {CP} does not exist")
+
+    def rolled_back_already(_runner, _checkpoint):
+        raise gone
+
+    monkeypatch.setattr(nmcheckpoint, "rollback", rolled_back_already)
+    monkeypatch.setattr(network_nm.time, "time", lambda: now)
+    module = FakeModule(rollback_dir=str(tmp_path))
+    interrupted = nmapply.NMApplyError("nmcli connection up: base connection interrupted")
+    with pytest.raises(Refused) as failure:
+        network_nm._fail_and_restore(module, interrupted, timer, [], [], [])
+    message = str(failure.value)
+    if late:
+        assert message.startswith(
+            "reverted: not confirmed within 30 s: the change took longer than "
+            "host_network_revert_seconds (nmcli connection up: base connection interrupted)"
+        ), message
+    else:
+        assert message.startswith("reverted: nmcli connection up: base"), message
+    assert message.endswith(
+        f"restored NetworkManager rolled back checkpoint {CP} itself at its timeout"
+    )

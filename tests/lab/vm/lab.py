@@ -38,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.lab.vm import fabric, kernel, switch_os
+from tests.lab.vm import fabric, host_stack, kernel, switch_os
 from tests.lab.vm.qmp import Qmp, QmpError
 from tests.lab.vm.topology import (
     CXEMU_BIN,
@@ -724,6 +724,8 @@ def restart_guest(guest: Guest) -> float:
                 f" console {guest.console_log}"
             )
         time.sleep(1)
+    if guest in host_stack.networkmanager_guests():  # as `up` left it
+        host_stack.start_networkmanager(guest, ssh_argv)
     return time.monotonic() - started
 
 
@@ -804,6 +806,14 @@ def up() -> int:
     )  # fmt: skip
     if cabled.returncode != 0:
         log(f"cabling {FABRIC.name} failed: {cabled.stderr.strip()[-600:]}")
+        down(quiet=True)
+        return 1
+    try:
+        for guest in host_stack.networkmanager_guests():
+            started_nm = host_stack.start_networkmanager(guest, ssh_argv)
+            log(f"{guest.name}: NetworkManager runs its network ({started_nm['seconds']} s)")
+    except (RuntimeError, subprocess.TimeoutExpired) as exc:
+        log(str(exc))
         down(quiet=True)
         return 1
     make_firmware_image()

@@ -112,5 +112,12 @@ def restore(record: dict, runner=subprocess.run) -> tuple[list[str], list[str]]:
     try:
         reply = rollback(runner, record["checkpoint"])
     except CheckpointError as exc:
+        if GONE in str(exc):
+            # Still armed (only disarm destroys it, under the record's lock) and gone:
+            # NetworkManager's own timeout rolled it back, while the change still ran.
+            return [
+                f"NetworkManager rolled back checkpoint {record['checkpoint']} itself at "
+                "its timeout"
+            ], []
         return [], [f"NetworkManager checkpoint {record['checkpoint']}: {exc}"]
     return [f"NetworkManager rolled back checkpoint {record['checkpoint']} ({reply})"], []

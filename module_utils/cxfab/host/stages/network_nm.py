@@ -14,6 +14,7 @@ NetworkManager restores the profiles and links itself.
 from __future__ import annotations
 
 import subprocess
+import time
 
 from ..net import agent, nmapply, nmegress, rollback
 from ..net.linkplan import describe, plan, simulate
@@ -146,7 +147,15 @@ def _fail_and_restore(module, exc, timer, actions, changes, steps):
     if not timer.get("armed"):
         module.fail_json(msg=str(exc), **details)
     directory = module.params["rollback_dir"]
-    result = rollback.fire(directory, timer["token"], str(exc))
+    reason = str(exc)
+    if time.time() >= timer["deadline"]:
+        # NetworkManager's timeout is the revert timer: a change slower than the timer
+        # is rolled back under it (e.g. "The base network connection was interrupted").
+        reason = (
+            f"not confirmed within {timer['seconds']} s: the change took longer than "
+            f"host_network_revert_seconds ({exc})"
+        )
+    result = rollback.fire(directory, timer["token"], reason)
     if result is None:  # confirmed or replaced meanwhile: report what the record says
         result = rollback.disarm(directory, timer["token"])
     module.fail_json(
