@@ -1,6 +1,9 @@
 """Distribution facts: package and service names per OS family, the unsupported refused."""
 
+from pathlib import Path
+
 import pytest
+import yaml
 from cxfab.host import distro
 
 LOGICAL = list(distro.PACKAGES["debian"])
@@ -15,6 +18,7 @@ def test_debian_names():
     assert distro.packages("debian", LOGICAL) == [
         "rdma-core", "ibverbs-providers", "ibverbs-utils", "rdmacm-utils", "infiniband-diags",
         "perftest", "qperf", "iperf3", "mstflint", "lldpd", "ethtool",
+        "build-essential", "make", "libibverbs-dev", "librdmacm-dev",
     ]  # fmt: skip
     assert distro.extra_repositories("debian", ["lldpd", "qperf"]) == {}
     assert distro.service("debian", "lldpd") == "lldpd"
@@ -32,6 +36,7 @@ def test_redhat_names():
     assert distro.packages("redhat", LOGICAL) == [
         "rdma-core", "libibverbs", "libibverbs-utils", "librdmacm-utils", "infiniband-diags",
         "perftest", "qperf", "iperf3", "mstflint", "lldpd", "ethtool",
+        "gcc", "make", "rdma-core-devel",  # one -devel package for both libraries' headers
     ]  # fmt: skip
     assert distro.extra_repositories("redhat", LOGICAL) == {"lldpd": "epel", "qperf": "epel"}
     assert distro.service("redhat", "networkmanager") == "NetworkManager"
@@ -68,3 +73,17 @@ def test_unknown_package_is_refused_naming_it():
         distro.packages("debian", ["opensm"])
     with pytest.raises(distro.DistroError, match="'rdma'"):
         distro.service("redhat", "rdma")
+
+
+@pytest.mark.parametrize(
+    ("family", "wanted"),
+    [
+        ("Debian", ["build-essential", "make", "libibverbs-dev", "librdmacm-dev"]),
+        ("Rocky", ["gcc", "make", "rdma-core-devel"]),
+    ],
+)
+def test_the_workloads_build_packages_per_family(family, wanted):
+    """rdma_workloads' defaults (build on the host) by each family's names."""
+    defaults = Path(__file__).resolve().parents[2] / "roles/rdma_workloads/defaults/main.yml"
+    names = yaml.safe_load(defaults.read_text())["rdma_workloads_build_package_names"]
+    assert distro.packages(distro.family_of(family, family), names) == wanted

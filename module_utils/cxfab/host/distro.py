@@ -25,22 +25,33 @@ from __future__ import annotations
 # packages are split and named differently.
 _SAME_NAME = (
     "rdma-core", "infiniband-diags", "perftest", "qperf", "iperf3", "mstflint", "lldpd",
-    "ethtool",
+    "ethtool", "make",
 )  # fmt: skip
 _ORDER = (
     "rdma-core", "verbs-providers", "verbs-utils", "rdmacm-utils", "infiniband-diags",
     "perftest", "qperf", "iperf3", "mstflint", "lldpd", "ethtool",
+    "c-compiler", "make", "verbs-dev", "rdmacm-dev",
 )  # fmt: skip
 _NAMED_APART = {
     "debian": {
         "verbs-providers": "ibverbs-providers",
         "verbs-utils": "ibverbs-utils",
         "rdmacm-utils": "rdmacm-utils",
+        # native/'s build (rdma_workloads_build_on: host): the C toolchain (gcc, libc's
+        # headers, make) and the verbs and RDMA-CM headers, split per library.
+        "c-compiler": "build-essential",
+        "verbs-dev": "libibverbs-dev",
+        "rdmacm-dev": "librdmacm-dev",
     },
     "redhat": {
         "verbs-providers": "libibverbs",
         "verbs-utils": "libibverbs-utils",
         "rdmacm-utils": "librdmacm-utils",
+        # gcc pulls glibc-devel; rdma-core.spec's `devel` subpackage carries the headers
+        # of both libraries (its Provides: libibverbs-devel, librdmacm-devel).
+        "c-compiler": "gcc",
+        "verbs-dev": "rdma-core-devel",
+        "rdmacm-dev": "rdma-core-devel",
     },
 }
 PACKAGES = {
