@@ -1,10 +1,12 @@
 """Lab tier: the mixed lab, one host on networkd and one whose network NetworkManager owns.
 
-lab-host2 is the lab's NetworkManager host: its host_vars say `host_network_backend:
-networkmanager` and `make lab-up` started a system bus, NetworkManager (the data ports,
-the bond and its VLANs managed; the management interface not) and its dispatcher in the
-guest (tests/lab/vm/host_stack.py, tests/tools/nm_guest.py). site.yml has deployed the
-mixed lab (the `deployed` fixture), so every deployed suite runs on both backends. Here:
+lab-host2 is the lab's NetworkManager host: `make lab-up` started a system bus,
+NetworkManager (the data ports, the bond and its VLANs managed; the management interface
+not) and its dispatcher in the guest (tests/lab/vm/host_stack.py, tests/tools/nm_guest.py)
+and its host_vars say `host_network_backend: auto`: the network stage found
+NetworkManager running (the guest's process table: no systemd) and took its path.
+site.yml has deployed the mixed lab (the `deployed` fixture), so every deployed suite
+runs on both backends. Here:
 
 1. site.yml handed lab-host2's network to NetworkManager: cxfab's keyfiles and nothing
    else, its profiles active on every link, the management interface unmanaged, the

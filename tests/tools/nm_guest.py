@@ -1,10 +1,10 @@
 """NetworkManager as the owner of a lab guest's own data network (not a sandbox).
 
 The lab's guests boot virtme-ng's init, not systemd, so nothing starts a system bus or
-NetworkManager there. `make lab-up` (tests/lab/vm/host_stack.py) makes lab-host2, whose
-host_vars say `host_network_backend: networkmanager`, a NetworkManager host with this
-file, run in the guest over SSH as root (the guest's python3, this checkout on
-PYTHONPATH); tests/system/test_host_networkmanager.py reboots its network:
+NetworkManager there. `make lab-up` (tests/lab/vm/host_stack.py) makes lab-host2 a
+NetworkManager host with this file, run in the guest over SSH as root (the guest's
+python3, this checkout on PYTHONPATH); tests/system/test_host_networkmanager.py reboots
+its network:
 
     python3 -m tests.tools.nm_guest start     # bus, NetworkManager, its dispatcher
     python3 -m tests.tools.nm_guest reboot    # what a boot leaves, NetworkManager again

@@ -1,5 +1,8 @@
 """The facts backend.choose decides on, read from a fake root and fake commands."""
 
+from pathlib import Path
+
+import pytest
 from cxfab.host.net import backend, backendfacts
 
 
@@ -14,7 +17,9 @@ def fake_run(active=(), nmcli=None):
     return run
 
 
-def make_root(tmp_path, links=(), netplan=None, own_netplan=None):
+def make_root(tmp_path, links=(), netplan=None, own_netplan=None, systemd=True):
+    if systemd:  # booted by systemd (sd_booted): systemctl answers
+        (tmp_path / "run/systemd/system").mkdir(parents=True)
     for name, ifindex, admin in links:
         (tmp_path / "sys/class/net" / name).mkdir(parents=True)
         (tmp_path / "sys/class/net" / name / "ifindex").write_text(f"{ifindex}\n")
@@ -87,3 +92,33 @@ def test_netplan_host(tmp_path):
 
 def test_nmcli_missing_means_no_links(tmp_path):
     assert backendfacts.networkmanager_links(fake_run()) == []
+
+
+def _process(root, pid: int, comm: str) -> None:
+    (Path(root) / "proc" / str(pid)).mkdir(parents=True)
+    (Path(root) / "proc" / str(pid) / "comm").write_text(comm + "\n")
+
+
+@pytest.mark.parametrize(
+    ("comm", "running"),
+    [
+        ("NetworkManager", ("networkmanager_running",)),
+        ("systemd-network", ("networkd_running",)),  # comm is cut at 15 characters
+        ("nm-dispatcher", ()),
+    ],
+)
+def test_without_systemd_the_process_table_says_what_runs(tmp_path, comm, running):
+    """A host systemd did not boot (no /run/systemd/system: a container, the lab's
+    guests): systemctl is not asked, the daemon's process is looked for."""
+    root = make_root(tmp_path, systemd=False)
+    _process(root, 1, "init")
+    _process(root, 250, comm)
+
+    def no_systemctl(argv):
+        assert argv[0] != "systemctl", argv
+        return (0, "ens1f0:connected\nenp0s16:unmanaged\n") if argv[0] == "nmcli" else (127, "")
+
+    facts = backendfacts.gather(root, no_systemctl)
+    assert {k for k in ("networkmanager_running", "networkd_running") if facts[k]} == set(running)
+    if "networkmanager_running" in running:
+        assert facts["networkmanager_links"] == ["ens1f0"]

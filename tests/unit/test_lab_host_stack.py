@@ -10,17 +10,18 @@ from tests.lab.vm import host_stack
 from tests.lab.vm.topology import GUESTS, INVENTORY_DIR
 
 
-def test_the_guests_networkmanager_runs_in_are_those_the_inventory_names():
-    names = [guest.name for guest in host_stack.networkmanager_guests()]
-    assert names == ["lab-host2"]
+def test_the_inventory_leaves_the_networkmanager_guest_to_auto_and_the_other_on_networkd():
+    assert [guest.name for guest in host_stack.networkmanager_guests()] == ["lab-host2"]
     backend = yaml.safe_load(
         (INVENTORY_DIR / "host_vars/lab-host2/network_backend.yml").read_text()
     )
-    assert backend == {"host_network_backend": "networkmanager"}
-    # The other host stays on the group's backend: one of each in every deployed suite.
+    # auto, as an operator of a RHEL fleet leaves it: the stage finds NetworkManager.
+    assert backend == {"host_network_backend": "auto"}
     group = yaml.safe_load((INVENTORY_DIR / "group_vars/hosts/lab.yml").read_text())
     assert group["host_network_backend"] == "networkd"
-    assert {g.name for g in GUESTS} - set(names) == {"lab-host1"}
+    others = {g.name for g in GUESTS} - set(host_stack.NETWORKMANAGER_GUESTS)
+    assert others == {"lab-host1"}
+    assert not (INVENTORY_DIR / "host_vars/lab-host1/network_backend.yml").exists()
 
 
 def test_the_guest_command_runs_the_module_from_this_checkout():

@@ -10,6 +10,12 @@
   device`'s devices in a state other than unmanaged (lo and devices NetworkManager
   only watches, "connected (externally)", are not counted).
 
+Whether a daemon runs is systemd's answer on a host systemd booted (sd_booted(3): the
+directory /run/systemd/system exists exactly then). On a host without systemd as its
+init (a container, the lab's guests) systemctl cannot answer, and the process table
+does: a process of the daemon's name (/proc/<pid>/comm, which the kernel cuts at 15
+characters: systemd-networkd shows as "systemd-network").
+
 `run(argv)` returns (exit status, stdout); a missing command is (127, ""). The network
 stage calls it for `host_network_backend: auto` (stages/network.py, detected_backend).
 """
@@ -83,15 +89,36 @@ def networkmanager_links(run) -> list[str]:
     return sorted(managed)
 
 
+SYSTEMD_BOOTED = "run/systemd/system"
+PROCESS_NAMES = {"NetworkManager": "NetworkManager", "systemd-networkd": "systemd-network"}
+
+
 def _active(run, unit: str) -> bool:
     status, out = run(["systemctl", "is-active", unit])
     return status == 0 and out.strip() == "active"
 
 
+def _process_runs(root: str, comm: str) -> bool:
+    for path in glob.glob(_path(root, "proc/[0-9]*/comm")):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                if handle.read().strip() == comm:
+                    return True
+        except OSError:  # the process ended while the table was read
+            continue
+    return False
+
+
+def _running(root: str, run, unit: str) -> bool:
+    if os.path.isdir(_path(root, SYSTEMD_BOOTED)):
+        return _active(run, unit)
+    return _process_runs(root, PROCESS_NAMES[unit])
+
+
 def gather(root: str, run) -> dict:
     """The facts dict of backend.choose for the host under `root`."""
-    nm_on = _active(run, "NetworkManager")
-    nd_on = _active(run, "systemd-networkd")
+    nm_on = _running(root, run, "NetworkManager")
+    nd_on = _running(root, run, "systemd-networkd")
     return {
         "netplan_interfaces": netplan_interfaces(root),
         "networkmanager_running": nm_on,
