@@ -7,13 +7,13 @@ guest whose own network NetworkManager owns (test_host_networkmanager.py).
 from __future__ import annotations
 
 import json
-import shlex
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 from cxfab.host.net.linkplan import normalise_map
+
+from tests.lab.vm import host_stack
 
 REPO = Path(__file__).resolve().parents[2]
 _PYTHON_CHECKED: set[str] = set()  # guests whose python3 matches the venv's
@@ -40,8 +40,7 @@ def guest_module(host, args: str, timeout: float = 900) -> dict:
             pytest.fail(f"the guest's python3 is {version}, the venv's {sys.version_info[:2]}: "
                         "the venv's packages cannot be imported there")  # fmt: skip
         _PYTHON_CHECKED.add(host.name)
-    path = ":".join([str(REPO), str(REPO / "module_utils"), sysconfig.get_paths()["purelib"]])
-    command = f"cd {shlex.quote(str(REPO))} && PYTHONPATH={shlex.quote(path)} python3 -m {args}"
+    command = host_stack.guest_python_command(args)
     result = json.loads(host.run(command, timeout=timeout).strip().splitlines()[-1])
     if isinstance(result, dict) and "error" in result:
         pytest.fail(f"{host.name}: {args}: {result['error']}\n{result.get('log', '')}")
