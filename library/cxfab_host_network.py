@@ -85,18 +85,32 @@ options:
         devices that exist (D-Bus C(CheckpointCreate) through C(busctl)), destroyed by
         M(cxfab_host_network_confirm); not confirmed in time, NetworkManager rolls back.
         IPoIB interfaces are refused on this backend for now.
+      - C(netplan) changes the links over netlink like C(networkd), then writes cxfab's
+        own netplan file (I(netplan_dir)/C(60-cxfab.yaml), 0600) and each VLAN's egress
+        map as a drop-in of the netdev netplan generates
+        (C(10-netplan-<vlan>.netdev.d/60-cxfab-egress-qos.conf) in I(networkd_dir)),
+        removes cxfab's networkd files, and runs C(netplan generate) (then
+        C(networkctl reload) where systemd runs). netplan's verdict on the file
+        (C(netplan generate --root-dir) on a scratch root) is taken first: a refused
+        file fails the task and changes nothing. Its revert timer is the networkd one
+        (C(netplan try) refuses bonds with parameters); a revert restores the files and
+        runs C(netplan generate) again.
       - C(auto) reads which daemon owns the host's network before anything changes
         (netplan files defining interfaces, C(systemctl is-active) of NetworkManager
-        and systemd-networkd, the links each manages) and goes on as C(networkd) only
-        when that is the answer; a host NetworkManager or netplan owns, or one where
-        the owner cannot be told apart, fails with what was seen and changes nothing.
+        and systemd-networkd, the links each manages) and goes on as that backend; a
+        host where the owner cannot be told apart, or whose owner's command (C(nmcli),
+        C(netplan)) is not installed, fails with what was seen and changes nothing.
     type: str
-    choices: [auto, networkd, networkmanager]
+    choices: [auto, networkd, networkmanager, netplan]
     default: networkd
   nm_keyfile_dir:
     description: NetworkManager's keyfile directory (backend C(networkmanager)).
     type: path
     default: /etc/NetworkManager/system-connections
+  netplan_dir:
+    description: Where cxfab's netplan file goes (backend C(netplan)).
+    type: path
+    default: /etc/netplan
 author: cxfab
 """
 
@@ -137,7 +151,9 @@ ipoib:
   type: dict
   returned: always
 files:
-  description: systemd-networkd files written or removed (or that would be).
+  description: >-
+    Boot files written or removed (or that would be) - systemd-networkd files, or with
+    C(netplan) cxfab's netplan file and drop-ins (absolute paths).
   type: list
   elements: str
   returned: always
@@ -149,9 +165,9 @@ rollback:
   type: dict
   returned: always
 backend:
-  description: The backend that applied (C(networkmanager) only; absent for networkd).
+  description: The backend that applied (C(networkmanager) or C(netplan); absent for networkd).
   type: str
-  returned: when backend is networkmanager
+  returned: when backend is networkmanager or netplan
 steps:
   description: What was done through NetworkManager (profiles removed, written, activated).
   type: list

@@ -1,8 +1,9 @@
 """cxfab_host_network with backend auto: the host's daemons are read before any change.
 
-networkd and NetworkManager go on; a host netplan owns, a NetworkManager host without
-nmcli, or one where no daemon runs, fails naming what was seen, before the module touches
-a link (the network stage calls detected_backend ahead of netlink).
+networkd, NetworkManager and netplan go on; a NetworkManager host without nmcli, a
+netplan host without netplan, or one where no daemon runs, fails naming what was seen,
+before the module touches a link (the network stage calls detected_backend ahead of
+netlink).
 """
 
 import pytest
@@ -18,14 +19,19 @@ class FakeModule:
     """run_command answers as backendfacts' fake host does, but a command that is not
     installed raises as AnsibleModule.run_command(handle_exceptions=False) does."""
 
-    def __init__(self, active=(), nmcli=None):
+    def __init__(self, active=(), nmcli=None, netplan=True):
         self.run, self.nmcli, self.commands = fake_run(active, nmcli), nmcli, []
+        self.netplan = netplan
 
     def run_command(self, argv, handle_exceptions=True):
         self.commands.append(argv)
         assert handle_exceptions is False, "a missing command must not end the module"
         if argv[0] == "nmcli" and self.nmcli is None:
             raise FileNotFoundError(argv[0])
+        if argv[0] == "netplan":
+            if not self.netplan:
+                raise FileNotFoundError(argv[0])
+            return 0, "usage: netplan ...", ""
         status, out = self.run(argv)
         return status, out, ""
 
@@ -57,10 +63,19 @@ def test_networkmanager_running_without_nmcli_is_refused(tmp_path):
     assert module.commands[-1] == ["nmcli", "--version"]
 
 
-def test_a_netplan_host_is_refused_naming_the_interfaces(tmp_path):
+def test_a_netplan_host_goes_on_as_netplan(tmp_path):
     module = FakeModule(active={"systemd-networkd"})
-    with pytest.raises(Failed, match=r"belongs to netplan \(netplan files define enp1s0\)"):
+    assert network.detected_backend(module, make_root(tmp_path, netplan=CLOUD_INIT)) == "netplan"
+    assert module.commands[-1] == ["netplan", "--help"]
+
+
+def test_a_netplan_host_without_the_netplan_command_is_refused_naming_the_interfaces(tmp_path):
+    module = FakeModule(active={"systemd-networkd"}, netplan=False)
+    with pytest.raises(Failed) as failed:
         network.detected_backend(module, make_root(tmp_path, netplan=CLOUD_INIT))
+    msg = failed.value.args[0]
+    assert "belongs to netplan (netplan files define enp1s0)" in msg
+    assert "netplan, which cxfab applies it with, is not installed" in msg
 
 
 def test_a_host_without_a_network_daemon_is_refused(tmp_path):
@@ -87,12 +102,12 @@ def test_auto_is_checked_before_any_netlink_reading(tmp_path, monkeypatch):
 
     monkeypatch.setattr(network, "IPRoute", no_netlink)
     monkeypatch.setattr(network, "PYROUTE2_IMPORT_ERROR", None)
-    module = FakeModule(active={"systemd-networkd"})
+    module = FakeModule()  # no daemon runs
     module.params = {
         "backend": "auto",
-        "root": make_root(tmp_path, netplan=CLOUD_INIT),
+        "root": make_root(tmp_path),
         "revert_seconds": 0,
         "structured": {"network": {}},
     }
-    with pytest.raises(Failed, match="belongs to netplan"):
+    with pytest.raises(Failed, match="neither NetworkManager nor systemd-networkd runs"):
         network.run(module)

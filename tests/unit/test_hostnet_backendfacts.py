@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from cxfab.host.net import backend, backendfacts
+from cxfab.host.net import backend, backendfacts, rollback
 
 
 def fake_run(active=(), nmcli=None):
@@ -20,6 +20,8 @@ def fake_run(active=(), nmcli=None):
 def make_root(tmp_path, links=(), netplan=None, own_netplan=None, systemd=True):
     if systemd:  # booted by systemd (sd_booted): systemctl answers
         (tmp_path / "run/systemd/system").mkdir(parents=True)
+        (tmp_path / "proc/1").mkdir(parents=True)
+        (tmp_path / "proc/1/comm").write_text("systemd\n")
     for name, ifindex, admin in links:
         (tmp_path / "sys/class/net" / name).mkdir(parents=True)
         (tmp_path / "sys/class/net" / name / "ifindex").write_text(f"{ifindex}\n")
@@ -122,3 +124,22 @@ def test_without_systemd_the_process_table_says_what_runs(tmp_path, comm, runnin
     assert {k for k in ("networkmanager_running", "networkd_running") if facts[k]} == set(running)
     if "networkmanager_running" in running:
         assert facts["networkmanager_links"] == ["ens1f0"]
+
+
+def test_the_directory_netplan_generate_leaves_does_not_make_systemd_the_init(tmp_path):
+    """`netplan generate` creates /run/systemd/system on any host: with another PID 1
+    the process table is still what says what runs (rollback.systemd_is_init)."""
+    root = make_root(tmp_path, systemd=False)
+    (Path(root) / "run/systemd/system/systemd-networkd.service.wants").mkdir(parents=True)
+    _process(root, 1, "virtme-ng-init")
+    _process(root, 250, "NetworkManager")
+
+    def no_systemctl(argv):
+        assert argv[0] != "systemctl", argv
+        return (0, "ens1f0:connected\n") if argv[0] == "nmcli" else (127, "")
+
+    facts = backendfacts.gather(root, no_systemctl)
+    assert (facts["networkmanager_running"], facts["networkd_running"]) == (True, False)
+    assert rollback.systemd_is_init(root) is False
+    (Path(root) / "proc/1/comm").write_text("systemd\n")
+    assert rollback.systemd_is_init(root) is True

@@ -11,7 +11,8 @@
   only watches, "connected (externally)", are not counted).
 
 Whether a daemon runs is systemd's answer on a host systemd booted (sd_booted(3): the
-directory /run/systemd/system exists exactly then). On a host without systemd as its
+directory /run/systemd/system exists, and PID 1 is systemd: netplan generate creates
+that directory anywhere, rollback.systemd_is_init). On a host without systemd as its
 init (a container, the lab's guests) systemctl cannot answer, and the process table
 does: a process of the daemon's name (/proc/<pid>/comm, which the kernel cuts at 15
 characters: systemd-networkd shows as "systemd-network").
@@ -24,6 +25,8 @@ from __future__ import annotations
 
 import glob
 import os
+
+from .rollback import systemd_is_init
 
 NETPLAN_DIRS = ("etc/netplan", "run/netplan", "lib/netplan")
 OWN_NETPLAN = "60-cxfab.yaml"
@@ -89,7 +92,6 @@ def networkmanager_links(run) -> list[str]:
     return sorted(managed)
 
 
-SYSTEMD_BOOTED = "run/systemd/system"
 PROCESS_NAMES = {"NetworkManager": "NetworkManager", "systemd-networkd": "systemd-network"}
 
 
@@ -110,7 +112,7 @@ def _process_runs(root: str, comm: str) -> bool:
 
 
 def _running(root: str, run, unit: str) -> bool:
-    if os.path.isdir(_path(root, SYSTEMD_BOOTED)):
+    if systemd_is_init(root):
         return _active(run, unit)
     return _process_runs(root, PROCESS_NAMES[unit])
 

@@ -60,6 +60,22 @@ class RollbackError(RuntimeError):
     """The record cannot be read, armed or confirmed; the message says why."""
 
 
+def systemd_is_init(root: str = "/") -> bool:
+    """sd_booted(3) - /run/systemd/system is a directory - and PID 1 is systemd.
+
+    The directory alone misleads on a host systemd did not boot once netplan has run:
+    `netplan generate` creates /run/systemd/system (its generator's service and .wants
+    links) wherever it runs, e.g. in the lab's guests (virtme-ng's init).
+    """
+    if not os.path.isdir(os.path.join(root, "run/systemd/system")):
+        return False
+    try:
+        with open(os.path.join(root, "proc/1/comm"), encoding="utf-8") as handle:
+            return handle.read().strip() == "systemd"
+    except OSError:  # /proc/1 hidden (hidepid): sd_booted's answer stands
+        return True
+
+
 # ---------------------------------------------------------------- files
 def _write(path: str, data: bytes, mode: int) -> None:
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
@@ -90,18 +106,23 @@ def snapshot_files(directory: str, prefix: str, names) -> dict:
     present = set()
     if os.path.isdir(directory):
         present = {n for n in os.listdir(directory) if n.startswith(prefix)}
-    snapshot = {}
-    for name in sorted(present | set(names)):
-        path = os.path.join(directory, name)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-            mode = os.stat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            snapshot[name] = None
-            continue
-        snapshot[name] = {"data": base64.b64encode(data).decode("ascii"), "mode": mode}
-    return snapshot
+    return {name: _saved(os.path.join(directory, name)) for name in sorted(present | set(names))}
+
+
+def snapshot_paths(paths) -> dict:
+    """The same snapshot keyed by absolute path (the netplan backend's files live in two
+    directories; restore_files' join leaves an absolute key as it is)."""
+    return {path: _saved(path) for path in sorted(paths)}
+
+
+def _saved(path: str) -> dict | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        return None
+    return {"data": base64.b64encode(data).decode("ascii"), "mode": mode}
 
 
 def restore_files(directory: str, files: dict) -> list[str]:
@@ -169,7 +190,7 @@ def arm(
     if seconds <= 0:
         raise RollbackError(f"revert time must be positive, got {seconds}")
     if systemd is None:
-        systemd = os.path.isdir("/run/systemd/system")
+        systemd = systemd_is_init()
     launcher = install(directory, sources)
     with _locked(directory):
         earlier = _read_json(os.path.join(directory, ARMED))
@@ -395,15 +416,23 @@ def restore(record: dict) -> tuple[list[str], list[str]]:
     except OSError as exc:
         files, errors = [], [*errors, f"files: {exc}"]
     restored += files
+    if files and record.get("netplan_generate"):
+        # netplan's networkd files in /run must follow the restored netplan file
+        errors += _run_step(["netplan", "generate"])
     if files and record.get("reload_networkd"):
-        try:
-            result = subprocess.run(["networkctl", "reload"], capture_output=True, text=True)
-        except OSError as exc:
-            errors.append(f"networkctl reload: {exc}")
-        else:
-            if result.returncode != 0:
-                errors.append(f"networkctl reload: {result.stderr.strip()[:200]}")
+        errors += _run_step(["networkctl", "reload"])
     return restored, errors
+
+
+def _run_step(argv: list[str]) -> list[str]:
+    """Run a command of the restore; [] or the one error it made."""
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True)
+    except OSError as exc:
+        return [f"{' '.join(argv)}: {exc}"]
+    if result.returncode != 0:
+        return [f"{' '.join(argv)}: {(result.stderr or result.stdout).strip()[:200]}"]
+    return []
 
 
 def restore_ipoib(record: dict) -> tuple[list[str], list[str]]:

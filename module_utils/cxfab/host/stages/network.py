@@ -28,7 +28,7 @@ from ..net import (
 from ..net import backend as backends
 from ..net.linkplan import check_protected, describe, plan, simulate, summary
 from ..net.netlink import apply, read_links
-from . import network_nm
+from . import network_netplan, network_nm
 
 try:
     from pyroute2 import IPRoute
@@ -168,9 +168,10 @@ ARGUMENT_SPEC = {
     "backend": {
         "type": "str",
         "default": "networkd",
-        "choices": ["auto", "networkd", "networkmanager"],
+        "choices": ["auto", "networkd", "networkmanager", "netplan"],
     },
     "nm_keyfile_dir": {"type": "path", "default": nmkeyfile.KEYFILE_DIR},
+    "netplan_dir": {"type": "path", "default": "/etc/netplan"},
 }
 
 
@@ -215,9 +216,15 @@ def run(module) -> dict:
             return network_nm.run(
                 module, ipr, intent, structured, links, actions, protected, _view, read_links
             )
-        files = (
-            [] if wanted_files is None else file_changes(directory, wanted_files, NETWORKD_PREFIX)
-        )
+        boot = None
+        if backend == "netplan":
+            boot = netplan_boot(module, structured) if params["persist"] else None
+            files = network_netplan.changes(*boot) if boot else []
+        else:
+            files = (
+                [] if wanted_files is None
+                else file_changes(directory, wanted_files, NETWORKD_PREFIX)
+            )  # fmt: skip
         before = _with_ipoib(_view(intent, links), ipoib_before)
         timer = {"armed": False}
         ipoib_after = ipoib.simulate(ipoib_before, ipoib_actions)
@@ -225,17 +232,18 @@ def run(module) -> dict:
             after = _with_ipoib(_view(intent, simulate(links, actions)), ipoib_after)
         else:
             if params["revert_seconds"]:
-                timer = arm_timer(module, intent, links, wanted_files, ipoib_before)
+                timer = arm_timer(module, intent, links, wanted_files, ipoib_before, boot)
             try:
                 # Mode and MTU first: an address is never added to a half-set interface.
                 ipoib.apply(params["root"], ipoib_actions)
                 ipoib_after = ipoib.verify(params["root"], interfaces)
-                after = change(module, ipr, intent, actions, wanted_files, files, before)
+                after = change(module, ipr, intent, actions, wanted_files, files, boot)
                 after = _with_ipoib(after, ipoib_after)
             except (NetlinkError, OSError, RuntimeError) as exc:
                 fail_and_restore(module, exc, timer, ipoib_actions + actions, files)
     differs = before != after or bool(files)
     return {
+        **({"backend": backend} if backend != "networkd" else {}),
         "changed": differs,
         "differs": differs,
         "actions": [describe(a) for a in ipoib_actions + actions],
@@ -249,14 +257,32 @@ def run(module) -> dict:
     }
 
 
-def arm_timer(module, intent, links, wanted_files, ipoib_before) -> dict:
+def netplan_boot(module, structured) -> tuple[dict, list[str]]:
+    """The netplan backend's files (wanted, present now), once netplan itself accepted them."""
+    params = module.params
+    boot = (
+        network_netplan.wanted(structured, params["netplan_dir"], params["networkd_dir"]),
+        network_netplan.owned(params["netplan_dir"], params["networkd_dir"]),
+    )
+    refusal = network_netplan.accepted(_status(module), boot[0], params["netplan_dir"])
+    if refusal:
+        module.fail_json(msg=f"backend netplan: {refusal}; nothing was changed", changed=False)
+    return boot
+
+
+def arm_timer(module, intent, links, wanted_files, ipoib_before, boot=None) -> dict:
     """Snapshot what the change can alter and start the watchdog, or fail changing nothing."""
     params = module.params
+    if boot is not None:  # netplan: absolute paths in two directories, then `netplan generate`
+        files = rollback.snapshot_paths(network_netplan.snapshot(*boot))
+    elif wanted_files is None:
+        files = {}
+    else:
+        files = rollback.snapshot_files(params["networkd_dir"], NETWORKD_PREFIX, wanted_files)
     snapshot = {
         "links": restore.take_snapshot(intent, links),
-        "files": {}
-        if wanted_files is None
-        else rollback.snapshot_files(params["networkd_dir"], NETWORKD_PREFIX, wanted_files),
+        "files": files,
+        "netplan_generate": boot is not None,
         "networkd_dir": params["networkd_dir"],
         # sysfs mode and MTU of every intended IPoIB interface, as read before the change
         "ipoib": ipoib_before,
@@ -274,19 +300,18 @@ def arm_timer(module, intent, links, wanted_files, ipoib_before) -> dict:
 def detected_backend(module, root: str) -> str:
     """`auto`: the backend this host's daemons show (backend.choose), before any change.
 
-    networkd and NetworkManager are applied; a host whose network netplan owns is refused
-    with what was seen (netplan is rendered, not applied yet), and so is a NetworkManager
-    host without nmcli, which the NetworkManager path drives (docs/host-network-backends.md).
+    A host where no owner can be told apart is refused with what was seen, and so is a
+    NetworkManager host without nmcli or a netplan host without netplan, the commands
+    those paths drive (docs/host-network-backends.md).
     An explicit backend is the operator's word and is not checked (the lab's guests
     boot without systemd and apply over netlink).
     """
 
+    status = _status(module)
+
     def run(argv):
-        try:
-            status, out, _err = module.run_command(argv, handle_exceptions=False)
-        except OSError:  # the command is not installed
-            return 127, ""
-        return status, out
+        code, out, _err = status(argv)
+        return code, out
 
     facts = {}
     try:
@@ -304,24 +329,28 @@ def detected_backend(module, root: str) -> str:
             f"backend apart ({exc}); nothing was changed",
             changed=False,
         )
-    if chosen not in ("networkd", "networkmanager"):
+    tool = {"networkmanager": "nmcli", "netplan": "netplan"}.get(chosen)
+    if tool and run([tool, "--version" if tool == "nmcli" else "--help"])[0] == 127:
         module.fail_json(
             msg=f"{backends.BACKEND_KEY}=auto: this host's network belongs to {chosen} "
-            f"({_evidence(chosen, facts)}); the host_network role applies networkd and "
-            f"NetworkManager, not {chosen} yet (docs/host-network-backends.md): nothing was "
-            "changed",
-            backend_facts=facts,
-            changed=False,
-        )
-    if chosen == "networkmanager" and run(["nmcli", "--version"])[0] == 127:
-        module.fail_json(
-            msg=f"{backends.BACKEND_KEY}=auto: this host's network belongs to networkmanager "
-            f"({_evidence(chosen, facts)}) but nmcli, which cxfab applies it with, is not "
+            f"({_evidence(chosen, facts)}) but {tool}, which cxfab applies it with, is not "
             "installed: nothing was changed",
             backend_facts=facts,
             changed=False,
         )
     return chosen
+
+
+def _status(module):
+    """run(argv) -> (rc, stdout, stderr); rc 127 when the command is not installed."""
+
+    def run(argv):
+        try:
+            return module.run_command(argv, handle_exceptions=False)
+        except OSError:
+            return 127, "", ""
+
+    return run
 
 
 def _evidence(chosen: str, facts: dict) -> str:
@@ -344,7 +373,7 @@ class _Completed:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def change(module, ipr, intent, actions, wanted_files, files, before) -> dict:
+def change(module, ipr, intent, actions, wanted_files, files, boot=None) -> dict:
     """Apply the links then the files; the links as read back afterwards."""
     params = module.params
     apply(ipr, actions, intent)
@@ -353,13 +382,16 @@ def change(module, ipr, intent, actions, wanted_files, files, before) -> dict:
     left = plan(intent, links, params["purge_addresses"])
     if left:
         raise NotConverged("links did not converge: " + "; ".join(describe(a) for a in left))
-    if files:
+    if files and boot is not None:
+        network_netplan.write(*boot)
+        network_netplan.generate(_status(module))
+    elif files:
         write_files(params["networkd_dir"], wanted_files, NETWORKD_PREFIX)
-        if os.path.isdir("/run/systemd/system"):
-            # The live state is already applied over netlink: networkd only adopts the files.
-            rc, _, err = module.run_command(["networkctl", "reload"])
-            if rc != 0:
-                module.warn(f"networkctl reload failed (rc={rc}): {err.strip()}")
+    if files and rollback.systemd_is_init():
+        # The live state is already applied over netlink: networkd only adopts the files.
+        rc, _, err = module.run_command(["networkctl", "reload"])
+        if rc != 0:
+            module.warn(f"networkctl reload failed (rc={rc}): {err.strip()}")
     return after
 
 
