@@ -91,7 +91,7 @@ options:
         (C(10-netplan-<vlan>.netdev.d/60-cxfab-egress-qos.conf) in I(networkd_dir)),
         removes cxfab's networkd files, and runs C(netplan generate) (then
         C(networkctl reload) where systemd runs). netplan's verdict on the file
-        (C(netplan generate --root-dir) on a scratch root) is taken first: a refused
+        (C(netplan generate --root-dir) on a scratch root) is taken first; a refused
         file fails the task and changes nothing. Its revert timer is the networkd one
         (C(netplan try) refuses bonds with parameters); a revert restores the files and
         runs C(netplan generate) again.
