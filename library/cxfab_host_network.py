@@ -77,7 +77,9 @@ options:
   backend:
     description:
       - What persists the network and, for C(networkmanager), applies it. C(networkd)
-        changes the links over netlink and writes the networkd files.
+        changes the links over netlink and writes the networkd files; cxfab's netplan
+        file and drop-ins left by an earlier C(netplan) run are removed (netplan would
+        render them ahead of the networkd files at boot).
       - C(networkmanager) writes cxfab's keyfiles (C(cxfab-<interface>.nmconnection),
         0600) to I(nm_keyfile_dir), deletes stale C(cxfab-*) profiles, has
         NetworkManager load and activate them (C(nmcli)) and reads the links back over

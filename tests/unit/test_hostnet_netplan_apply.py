@@ -159,6 +159,42 @@ def test_the_revert_runs_netplan_generate_after_the_files_then_the_reload(dirs, 
         returncode, stdout, stderr = 0, "", ""
 
     monkeypatch.setattr(rollback.subprocess, "run", lambda argv, **_kw: calls.append(argv) or Done)
+    monkeypatch.setattr(rollback.shutil, "which", lambda name: f"/usr/sbin/{name}")
     restored, errors = rollback.restore(record)
     assert errors == [] and calls == [["netplan", "generate"], ["networkctl", "reload"]]
     assert sorted(restored) == sorted(f"removed {p}" for p in files)
+    network_netplan.write(files, [])
+    monkeypatch.setattr(rollback.shutil, "which", lambda name: None)
+    calls.clear()
+    assert rollback.restore(record)[1] == []  # no netplan: nothing renders the files
+    assert calls == [["networkctl", "reload"]]
+
+
+def test_on_networkd_an_earlier_netplan_runs_files_are_a_leftover_to_remove(dirs):
+    """Left, netplan would render them at every boot ahead of cxfab's 60-cxfab-* files."""
+    netplan_dir, networkd_dir = dirs
+    files = network_netplan.wanted(LAB_HOST, netplan_dir, networkd_dir)
+    network_netplan.write(files, [])
+    Path(networkd_dir, "60-cxfab-bond0.netdev").write_text("[NetDev]\nName=bond0\n")
+    left = network_netplan.leftover(netplan_dir, networkd_dir)
+    assert sorted(left) == sorted(files)  # the networkd file is not a leftover
+    calls = []
+    network_netplan.remove_leftover(left, lambda argv: calls.append(argv) or (0, "", ""))
+    assert calls == [["netplan", "generate"]]
+    assert network_netplan.owned(netplan_dir, networkd_dir) == [
+        f"{networkd_dir}/60-cxfab-bond0.netdev"
+    ]
+    assert network_netplan.leftover(netplan_dir, networkd_dir) == []
+
+
+def test_without_netplan_installed_removing_the_leftover_is_enough_but_a_refusal_raises(dirs):
+    netplan_dir, networkd_dir = dirs
+    network_netplan.write(network_netplan.wanted(LAB_HOST, netplan_dir, networkd_dir), [])
+    left = network_netplan.leftover(netplan_dir, networkd_dir)
+    network_netplan.remove_leftover(left, lambda argv: (127, "", ""))
+    assert network_netplan.leftover(netplan_dir, networkd_dir) == []
+    network_netplan.write(network_netplan.wanted(LAB_HOST, netplan_dir, networkd_dir), [])
+    with pytest.raises(RuntimeError, match=r"netplan generate failed \(rc=1\)"):
+        network_netplan.remove_leftover(
+            network_netplan.leftover(netplan_dir, networkd_dir), lambda argv: (1, "", "no")
+        )

@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -416,7 +417,7 @@ def restore(record: dict) -> tuple[list[str], list[str]]:
     except OSError as exc:
         files, errors = [], [*errors, f"files: {exc}"]
     restored += files
-    if files and record.get("netplan_generate"):
+    if files and record.get("netplan_generate") and shutil.which("netplan"):
         # netplan's networkd files in /run must follow the restored netplan file
         errors += _run_step(["netplan", "generate"])
     if files and record.get("reload_networkd"):

@@ -216,15 +216,16 @@ def run(module) -> dict:
             return network_nm.run(
                 module, ipr, intent, structured, links, actions, protected, _view, read_links
             )
-        boot = None
+        boot, leftover = None, []
         if backend == "netplan":
             boot = netplan_boot(module, structured) if params["persist"] else None
             files = network_netplan.changes(*boot) if boot else []
+        elif wanted_files is None:
+            files = []
         else:
-            files = (
-                [] if wanted_files is None
-                else file_changes(directory, wanted_files, NETWORKD_PREFIX)
-            )  # fmt: skip
+            files = file_changes(directory, wanted_files, NETWORKD_PREFIX)
+            leftover = network_netplan.leftover(params["netplan_dir"], directory)
+            files += [f"remove {path}" for path in leftover]
         before = _with_ipoib(_view(intent, links), ipoib_before)
         timer = {"armed": False}
         ipoib_after = ipoib.simulate(ipoib_before, ipoib_actions)
@@ -232,12 +233,12 @@ def run(module) -> dict:
             after = _with_ipoib(_view(intent, simulate(links, actions)), ipoib_after)
         else:
             if params["revert_seconds"]:
-                timer = arm_timer(module, intent, links, wanted_files, ipoib_before, boot)
+                timer = arm_timer(module, intent, links, wanted_files, ipoib_before, boot, leftover)
             try:
                 # Mode and MTU first: an address is never added to a half-set interface.
                 ipoib.apply(params["root"], ipoib_actions)
                 ipoib_after = ipoib.verify(params["root"], interfaces)
-                after = change(module, ipr, intent, actions, wanted_files, files, boot)
+                after = change(module, ipr, intent, actions, wanted_files, files, boot, leftover)
                 after = _with_ipoib(after, ipoib_after)
             except (NetlinkError, OSError, RuntimeError) as exc:
                 fail_and_restore(module, exc, timer, ipoib_actions + actions, files)
@@ -270,19 +271,20 @@ def netplan_boot(module, structured) -> tuple[dict, list[str]]:
     return boot
 
 
-def arm_timer(module, intent, links, wanted_files, ipoib_before, boot=None) -> dict:
+def arm_timer(module, intent, links, wanted_files, ipoib_before, boot=None, leftover=()) -> dict:
     """Snapshot what the change can alter and start the watchdog, or fail changing nothing."""
     params = module.params
     if boot is not None:  # netplan: absolute paths in two directories, then `netplan generate`
         files = rollback.snapshot_paths(network_netplan.snapshot(*boot))
     elif wanted_files is None:
         files = {}
-    else:
+    else:  # networkd: its files by name, a netplan leftover by absolute path
         files = rollback.snapshot_files(params["networkd_dir"], NETWORKD_PREFIX, wanted_files)
+        files.update(rollback.snapshot_paths(leftover))
     snapshot = {
         "links": restore.take_snapshot(intent, links),
         "files": files,
-        "netplan_generate": boot is not None,
+        "netplan_generate": boot is not None or bool(leftover),
         "networkd_dir": params["networkd_dir"],
         # sysfs mode and MTU of every intended IPoIB interface, as read before the change
         "ipoib": ipoib_before,
@@ -373,7 +375,7 @@ class _Completed:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def change(module, ipr, intent, actions, wanted_files, files, boot=None) -> dict:
+def change(module, ipr, intent, actions, wanted_files, files, boot=None, leftover=()) -> dict:
     """Apply the links then the files; the links as read back afterwards."""
     params = module.params
     apply(ipr, actions, intent)
@@ -387,6 +389,8 @@ def change(module, ipr, intent, actions, wanted_files, files, boot=None) -> dict
         network_netplan.generate(_status(module))
     elif files:
         write_files(params["networkd_dir"], wanted_files, NETWORKD_PREFIX)
+        if leftover:
+            network_netplan.remove_leftover(list(leftover), _status(module))
     if files and rollback.systemd_is_init():
         # The live state is already applied over netlink: networkd only adopts the files.
         rc, _, err = module.run_command(["networkctl", "reload"])

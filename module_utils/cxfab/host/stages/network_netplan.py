@@ -69,6 +69,25 @@ def owned(netplan_dir: str, networkd_dir: str) -> list[str]:
     return found
 
 
+def leftover(netplan_dir: str, networkd_dir: str) -> list[str]:
+    """On the networkd backend: cxfab's netplan file and drop-ins from an earlier netplan
+    run. netplan would render them again at every boot into /run/systemd/network, whose
+    10-netplan-* files networkd takes before cxfab's 60-cxfab-* ones (the first file of
+    a name, in lexical order, wins), so the old definition would come back."""
+    networkd_files = os.path.join(networkd_dir, NETWORKD_PREFIX)
+    return [p for p in owned(netplan_dir, networkd_dir) if not p.startswith(networkd_files)]
+
+
+def remove_leftover(paths: list[str], run) -> None:
+    """Remove them and have netplan render its output without them (no netplan installed:
+    nothing renders them, so removing is enough)."""
+    for path in paths:
+        os.unlink(path)
+    status, out, err = run(GENERATE)
+    if status not in (0, 127):
+        raise RuntimeError(f"netplan generate failed (rc={status}): {(err or out).strip()[:400]}")
+
+
 def _differs(path: str, text: str, mode: int) -> bool:
     try:
         with open(path, encoding="utf-8") as handle:
