@@ -45,7 +45,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.tools.nm_lab_selftest import links
+from tests.tools.nm_lab_selftest import links, serve_steps
 
 PORTS = ("ens1f0", "ens1f1")
 MGMT = ("mgmt0", "192.0.2.10/24")
@@ -143,7 +143,7 @@ def run(structured_path: str) -> dict:
     argv = [sys.executable, "-m", "tests.tools.netplan_lab_selftest", "inside"]
     done = subprocess.run(
         ["unshare", "--net", "--mount", "--fork", *argv, str(Path(structured_path).resolve())],
-        capture_output=True, text=True, timeout=600, env={**os.environ},
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     if done.returncode != 0:
         return {"error": done.stderr[-4000:] or done.stdout[-4000:]}
@@ -157,12 +157,7 @@ def run(structured_path: str) -> dict:
 
 
 def main(argv) -> int:
-    steps = {"run": run, "inside": inside}
-    if len(argv) == 3 and argv[1] in steps:
-        print(json.dumps(steps[argv[1]](argv[2])), flush=True)
-        return 0
-    print(f"usage: {argv[0]} run|inside STRUCTURED.yml", file=sys.stderr)
-    return 2
+    return serve_steps(argv, {"run": run, "inside": inside})
 
 
 if __name__ == "__main__":

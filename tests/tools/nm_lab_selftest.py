@@ -268,16 +268,18 @@ def run(structured_path: str) -> dict:
     return result
 
 
-def main(argv) -> int:
-    steps = {
-        "run": run,
-        "inside": inside,
-    }
+def serve_steps(argv, steps: dict) -> int:
+    """`<tool> run|inside STRUCTURED.yml`: the step's JSON as the last line (the lab
+    self-tests' shared command line)."""
     if len(argv) == 3 and argv[1] in steps:
         print(json.dumps(steps[argv[1]](argv[2])), flush=True)
         return 0
     print(f"usage: {argv[0]} run|inside STRUCTURED.yml", file=sys.stderr)
     return 2
+
+
+def main(argv) -> int:
+    return serve_steps(argv, {"run": run, "inside": inside})
 
 
 if __name__ == "__main__":

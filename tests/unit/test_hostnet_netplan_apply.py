@@ -198,3 +198,33 @@ def test_without_netplan_installed_removing_the_leftover_is_enough_but_a_refusal
         network_netplan.remove_leftover(
             network_netplan.leftover(netplan_dir, networkd_dir), lambda argv: (1, "", "no")
         )
+
+
+class _Module:
+    """What netplan_boot uses of AnsibleModule: params, run_command, fail_json."""
+
+    def __init__(self, netplan_dir, networkd_dir):
+        self.params = {"netplan_dir": netplan_dir, "networkd_dir": networkd_dir}
+        self.commands = []
+
+    def run_command(self, argv, handle_exceptions=True):
+        self.commands.append(argv)
+        return 0, "", ""
+
+    def fail_json(self, **fields):
+        raise AssertionError(fields)
+
+
+def test_netplan_is_asked_only_when_cxfabs_file_is_to_be_written(dirs):
+    """A reading run (check mode, verify) on a host whose files are current spawns none."""
+    from cxfab.host.stages import network
+
+    netplan_dir, networkd_dir = dirs
+    module = _Module(netplan_dir, networkd_dir)
+    (files, _present), changes = network.netplan_boot(module, LAB_HOST)
+    assert changes == [f"write {p}" for p in files]
+    assert [argv[:2] for argv in module.commands] == [["netplan", "generate"]]
+    network_netplan.write(files, [])
+    module.commands.clear()
+    assert network.netplan_boot(module, LAB_HOST)[1] == []
+    assert module.commands == []

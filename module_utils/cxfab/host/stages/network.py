@@ -216,13 +216,11 @@ def run(module) -> dict:
             return network_nm.run(
                 module, ipr, intent, structured, links, actions, protected, _view, read_links
             )
-        boot, leftover = None, []
+        boot, leftover, files = None, [], []
         if backend == "netplan":
-            boot = netplan_boot(module, structured) if params["persist"] else None
-            files = network_netplan.changes(*boot) if boot else []
-        elif wanted_files is None:
-            files = []
-        else:
+            if params["persist"]:
+                boot, files = netplan_boot(module, structured)
+        elif wanted_files is not None:
             files = file_changes(directory, wanted_files, NETWORKD_PREFIX)
             leftover = network_netplan.leftover(params["netplan_dir"], directory)
             files += [f"remove {path}" for path in leftover]
@@ -258,17 +256,24 @@ def run(module) -> dict:
     }
 
 
-def netplan_boot(module, structured) -> tuple[dict, list[str]]:
-    """The netplan backend's files (wanted, present now), once netplan itself accepted them."""
+def netplan_boot(module, structured) -> tuple[tuple[dict, list[str]], list[str]]:
+    """The netplan backend's files (wanted, present now) and what would change in them.
+
+    netplan is asked about cxfab's file only when it is to be written: a run that reads
+    (check mode of a host's one-call reading, verify) spawns no netplan on a host whose
+    file netplan already accepted when it was written.
+    """
     params = module.params
     boot = (
         network_netplan.wanted(structured, params["netplan_dir"], params["networkd_dir"]),
         network_netplan.owned(params["netplan_dir"], params["networkd_dir"]),
     )
-    refusal = network_netplan.accepted(_status(module), boot[0], params["netplan_dir"])
-    if refusal:
-        module.fail_json(msg=f"backend netplan: {refusal}; nothing was changed", changed=False)
-    return boot
+    changes = network_netplan.changes(*boot)
+    if any(change.startswith("write ") for change in changes):
+        refusal = network_netplan.accepted(_status(module), boot[0], params["netplan_dir"])
+        if refusal:
+            module.fail_json(msg=f"backend netplan: {refusal}; nothing was changed", changed=False)
+    return boot, changes
 
 
 def arm_timer(module, intent, links, wanted_files, ipoib_before, boot=None, leftover=()) -> dict:
@@ -331,11 +336,12 @@ def detected_backend(module, root: str) -> str:
             f"backend apart ({exc}); nothing was changed",
             changed=False,
         )
-    tool = {"networkmanager": "nmcli", "netplan": "netplan"}.get(chosen)
-    if tool and run([tool, "--version" if tool == "nmcli" else "--help"])[0] == 127:
+    probe = {"networkmanager": ["nmcli", "--version"], "netplan": ["netplan", "--help"]}
+    if chosen in probe and run(probe[chosen])[0] == 127:
         module.fail_json(
             msg=f"{backends.BACKEND_KEY}=auto: this host's network belongs to {chosen} "
-            f"({_evidence(chosen, facts)}) but {tool}, which cxfab applies it with, is not "
+            f"({_evidence(chosen, facts)}) but {probe[chosen][0]}, which cxfab applies it "
+            "with, is not "
             "installed: nothing was changed",
             backend_facts=facts,
             changed=False,

@@ -72,8 +72,9 @@ def owned(netplan_dir: str, networkd_dir: str) -> list[str]:
 def leftover(netplan_dir: str, networkd_dir: str) -> list[str]:
     """On the networkd backend: cxfab's netplan file and drop-ins from an earlier netplan
     run. netplan would render them again at every boot into /run/systemd/network, whose
-    10-netplan-* files networkd takes before cxfab's 60-cxfab-* ones (the first file of
-    a name, in lexical order, wins), so the old definition would come back."""
+    10-netplan-* .network files networkd takes before cxfab's 60-cxfab-* ones (the first
+    matching file in alphanumeric order applies: systemd.network(5); for .netdev files
+    unconfirmed), so the old definition would come back."""
     networkd_files = os.path.join(networkd_dir, NETWORKD_PREFIX)
     return [p for p in owned(netplan_dir, networkd_dir) if not p.startswith(networkd_files)]
 
