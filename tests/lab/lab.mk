@@ -14,7 +14,8 @@ SWITCH_OS ?= onyx
 export SWITCH_OS
 
 SETUP_EXTRA += lab-kernel
-TEST_EXTRA  += test-system
+# `make test` runs it in the foreground, the integration and native tiers beside it.
+TEST_LAB    := test-system
 
 .PHONY: lab-kernel lab-up lab-down lab-status lab-fail lab-heal
 

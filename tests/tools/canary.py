@@ -113,11 +113,27 @@ def leaks(password: str, runs: Iterable[Run], directories: Iterable[Path]) -> li
         directory = Path(directory)
         if not directory.exists():
             continue
-        files = [directory] if directory.is_file() else sorted(directory.rglob("*"))
+        files = [directory] if directory.is_file() else _files_under(directory)
         for path in files:
-            if path.is_file() and any(needle in path.read_bytes() for needle in needles):
+            if path.is_file() and any(needle in _contents(path) for needle in needles):
                 found.append(str(path))
     return found
+
+
+def _files_under(directory: Path) -> list[Path]:
+    """Every file below `directory` (os.walk passes over a folder removed mid-walk, where
+    rglob may raise)."""
+    return sorted(Path(top, name) for top, _dirs, names in os.walk(directory) for name in names)
+
+
+def _contents(path: Path) -> bytes:
+    """A file's bytes; none for a file removed since the directory was listed. `make test`
+    runs the lab tier beside this one, and its runs replace files under the repo's build/
+    and reports/ while they are read: a file that is gone holds no password any more."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
 
 
 def assert_not_leaked(password: str, runs: Iterable[Run], directories: Iterable[Path]) -> None:
