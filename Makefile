@@ -84,32 +84,19 @@ test-integration: setup $(INTEGRATION_PREREQS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 
-# The lab tier (TEST_LAB, tests/lab/lab.mk) runs in the foreground and the integration
-# and native tiers beside it, under `nice`: the lab tier left 35 % of the two cores idle
-# (vmstat, 2026-11-28: its guests wait on timers, LLDP, VRRP and revert deadlines) and
-# the integration tier mostly waits too, so side by side they take little more than the
-# lab alone (the integration tier took 345-400 s on its own). The niced tier yields the
-# CPU whenever the guests want it, so the lab's timers and measurements see the load
-# they saw alone. Its output is kept in build/test-integration.log and printed after
-# the lab's; either tier failing fails `make test`.
+# The lab tier (TEST_LAB, tests/lab/lab.mk) runs the integration and native tiers beside
+# its tests once the lab is up (LAB_BESIDE), under `nice`: the lab tier left 35 % of the
+# two cores idle (vmstat, 2026-11-28: its guests wait on timers, LLDP, VRRP and revert
+# deadlines) and the integration tier mostly waits too, so side by side they take little
+# more than the lab alone (the integration tier took 345-400 s on its own). The niced
+# tiers yield the CPU whenever the guests want it. Either failing fails `make test`.
 TEST_LAB ?=
-TEST_NICE ?= 10
 test: lint test-unit $(INTEGRATION_PREREQS)  ## Everything CI runs
-	@rc=0; log=$(TOP)/build/test-integration.log; \
-	if [ -z "$(TEST_LAB)" ]; then \
-	  $(MAKE) --no-print-directory -o setup test-integration $(TEST_EXTRA) || rc=$$?; \
+	@if [ -n "$(TEST_LAB)" ]; then \
+	  $(MAKE) --no-print-directory -o setup $(TEST_LAB) LAB_BESIDE="test-integration $(TEST_EXTRA)"; \
 	else \
-	  mkdir -p $(TOP)/build; \
-	  echo ">> make test: the integration and native tiers run beside the lab tier (nice $(TEST_NICE)); their output follows the lab's"; \
-	  nice -n $(TEST_NICE) $(MAKE) --no-print-directory -o setup test-integration $(TEST_EXTRA) > $$log 2>&1 & bg=$$!; \
-	  trap 'kill $$bg 2>/dev/null' INT TERM; \
-	  $(MAKE) --no-print-directory -o setup $(TEST_LAB) || rc=$$?; \
-	  wait $$bg; r=$$?; \
-	  echo ">> make test: the integration and native tiers (exit $$r; build/test-integration.log):"; cat $$log; \
-	  [ $$rc != 0 ] || rc=$$r; \
-	fi; \
-	if [ $$rc = 0 ]; then echo ">> make test: all tiers passed"; else echo ">> make test: FAILED (exit $$rc)" >&2; fi; \
-	exit $$rc
+	  $(MAKE) --no-print-directory -o setup test-integration $(TEST_EXTRA); \
+	fi && echo ">> make test: all tiers passed"
 
 # ---------------------------------------------------------------- benchmarks
 BENCH_ARGS ?=

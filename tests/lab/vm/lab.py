@@ -185,7 +185,14 @@ def ssh_argv(guest: Guest, *command: str) -> list[str]:
 
 
 def ssh_ok(guest: Guest) -> bool:
-    result = subprocess.run(ssh_argv(guest, "true"), capture_output=True, timeout=30, check=False)
+    """Whether the guest answers SSH now. A login slower than 30 s (a booting guest on a
+    loaded controller) is "not yet", like a refused one: the caller's deadline decides."""
+    try:
+        result = subprocess.run(
+            ssh_argv(guest, "true"), capture_output=True, timeout=30, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return False
     return result.returncode == 0
 
 
