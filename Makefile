@@ -72,31 +72,24 @@ docs: setup  ## Regenerate docs/data-model.md from the schema
 test-unit: setup
 	pytest -q tests/unit $(PYTEST_ARGS)
 
-# The integration tier waits far more than it computes (SSH set-up, emulated switches'
-# delays, playbooks against unreachable hosts: a load average of 0.6 on 2 cores), so
-# its tests run on several pytest-xdist workers. A file stays on one worker unless it
-# says SPREAD_TESTS = True (tests/integration/conftest.py). Six, not four: 376 s against
-# 424 s on the same machine and tree (2026-11-28, CI=true, the lab down); the tier's floor
-# is its longest file (the canary's every-playbook run, 231 s).
+# The integration tier runs on six pytest-xdist workers: 376 s against 424 s with four on
+# the same machine and tree (2026-11-28, CI=true, the lab down); its floor is its longest
+# file (the canary's every-playbook run, 231 s). It does not leave the CPU idle, though:
+# the run queue stood at 25-33 while it ran. Run beside the lab's tests instead of before
+# them (tried 2026-11-28), it slowed the lab where the lab waits on its own timers: at
+# nice 10 on six workers the NetworkManager sandbox took 164 s instead of 33 and lab
+# tests failed; at nice 19 on three workers the lab's own tests took 355 s instead of 234
+# and the integration tier 486 s, about a minute saved against the risk of a lab timer
+# run out. So the tiers run one after the other. A file stays on one worker unless it
+# says SPREAD_TESTS = True (tests/integration/conftest.py).
 INTEGRATION_WORKERS ?= 6
 test-integration: setup $(INTEGRATION_PREREQS)
 	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup --durations=25 tests/integration $(PYTEST_ARGS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 
-# The lab tier (TEST_LAB, tests/lab/lab.mk) runs the integration and native tiers beside
-# its tests once the lab is up (LAB_BESIDE), under `nice`: the lab tier left 35 % of the
-# two cores idle (vmstat, 2026-11-28: its guests wait on timers, LLDP, VRRP and revert
-# deadlines) and the integration tier mostly waits too, so side by side they take little
-# more than the lab alone (the integration tier took 345-400 s on its own). The niced
-# tiers yield the CPU whenever the guests want it. Either failing fails `make test`.
-TEST_LAB ?=
-test: lint test-unit $(INTEGRATION_PREREQS)  ## Everything CI runs
-	@if [ -n "$(TEST_LAB)" ]; then \
-	  $(MAKE) --no-print-directory -o setup $(TEST_LAB) LAB_BESIDE="test-integration $(TEST_EXTRA)"; \
-	else \
-	  $(MAKE) --no-print-directory -o setup test-integration $(TEST_EXTRA); \
-	fi && echo ">> make test: all tiers passed"
+test: lint test-unit test-integration $(TEST_EXTRA)  ## Everything CI runs
+	@echo ">> make test: all tiers passed"
 
 # ---------------------------------------------------------------- benchmarks
 BENCH_ARGS ?=

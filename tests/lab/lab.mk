@@ -14,8 +14,7 @@ SWITCH_OS ?= onyx
 export SWITCH_OS
 
 SETUP_EXTRA += lab-kernel
-# `make test` runs it in the foreground, the integration and native tiers beside it.
-TEST_LAB    := test-system
+TEST_EXTRA  += test-system
 
 .PHONY: lab-kernel lab-up lab-down lab-status lab-fail lab-heal
 
@@ -67,26 +66,9 @@ DEPLOYED_TESTS := $(filter-out $(LAB_TESTS),$(wildcard $(TOP)/tests/system/test_
 # `make test-system LAB_MARKS='not shaper'` leaves one out. A -k selection in
 # PYTEST_ARGS applies to both pytest runs; a run it leaves empty (exit 5) is no failure.
 LAB_MARKS ?=
-# Make targets run beside the lab's tests once the lab is up (`make test` puts the
-# integration and native tiers here), under `nice -n LAB_BESIDE_NICE`, their output kept
-# in LAB_BESIDE_LOG and printed after the lab's; their failure fails this target. Not
-# during `lab up`: its boot is CPU-bound, and an SSH probe of a booting guest once took
-# over 30 s with the integration tier beside it (2026-11-28).
-LAB_BESIDE ?=
-LAB_BESIDE_NICE ?= 10
-LAB_BESIDE_LOG ?= $(TOP)/build/beside-lab.log
-# Named through a variable of its own: a recipe that names $(MAKE) directly runs even
-# under `make -n`, and this one boots the lab.
-BESIDE_MAKE = $(MAKE)
 
 test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it down
-	@rc=0; bg=; rm -rf $(TOP)/build/timing; $(LAB) up || rc=$$?; \
-	if [ -n "$(LAB_BESIDE)" ]; then \
-	  mkdir -p $(TOP)/build; \
-	  echo ">> test-system: $(LAB_BESIDE) beside the lab's tests (nice $(LAB_BESIDE_NICE)); output after the lab's"; \
-	  nice -n $(LAB_BESIDE_NICE) $(BESIDE_MAKE) --no-print-directory -o setup $(LAB_BESIDE) > $(LAB_BESIDE_LOG) 2>&1 & bg=$$!; \
-	  trap 'kill $$bg 2>/dev/null' INT TERM; \
-	fi; \
+	@rc=0; rm -rf $(TOP)/build/timing; $(LAB) up || rc=$$?; \
 	if [ $$rc = 77 ] && [ -n "$(CI)" ]; then \
 	  echo ">> test-system: the lab cannot run here and CI=true: a skipped lab tier proves nothing, failing" >&2; \
 	elif [ $$rc = 0 ] || [ $$rc = 77 ]; then \
@@ -97,9 +79,4 @@ test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it do
 	fi; \
 	$(LAB) down; \
 	[ ! -d $(TOP)/build/timing ] || (cd $(TOP) && python -m tests.tools.play_timing build/timing --top 8); \
-	if [ -n "$$bg" ]; then \
-	  wait $$bg; r=$$?; \
-	  echo ">> test-system: $(LAB_BESIDE), run beside the lab (exit $$r, $(LAB_BESIDE_LOG)):"; cat $(LAB_BESIDE_LOG); \
-	  [ $$rc != 0 ] || rc=$$r; \
-	fi; \
 	exit $$rc

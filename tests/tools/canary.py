@@ -127,9 +127,9 @@ def _files_under(directory: Path) -> list[Path]:
 
 
 def _contents(path: Path) -> bytes:
-    """A file's bytes; none for a file removed since the directory was listed. `make test`
-    runs the lab tier beside this one, and its runs replace files under the repo's build/
-    and reports/ while they are read: a file that is gone holds no password any more."""
+    """A file's bytes; none for a file removed since the directory was listed. The repo's
+    build/ and reports/ are shared with anything else running from the same tree (a demo,
+    a lab run): a file removed while the scan runs holds no password any more."""
     try:
         return path.read_bytes()
     except FileNotFoundError:

@@ -1,6 +1,5 @@
-"""The password scan of the canary tests: found wherever it is written, and a file the
-lab tier removes while the scan runs (make test runs both tiers side by side) is no
-error."""
+"""The password scan of the canary tests: found wherever it is written, and a file
+another run from the same tree removes while the scan runs is no error."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ def test_a_file_removed_after_the_listing_is_passed_over(tmp_path, monkeypatch):
     gone.write_text(secret)
     listed = canary._files_under(tmp_path)
     assert listed == [gone, kept]
-    gone.unlink()  # what a lab run's clean-up does between the listing and the read
+    gone.unlink()  # another run's clean-up between the listing and the read
     monkeypatch.setattr(canary, "_files_under", lambda directory: listed)
     assert canary.leaks(secret, [], [tmp_path]) == [str(kept)]
     # Removed between is_file() and the read: no bytes, no error.
