@@ -8,7 +8,15 @@ import copy
 import pytest
 from cxfab.host.net import measure
 from cxfab.verify import bounds, checks, nic_health, perf, report
-from test_checks import WORKLOADS, host_data, host_intent, qos_rows, structured, workload_results
+
+from tests.unit.checks_data import (
+    WORKLOADS,
+    host_data,
+    host_intent,
+    qos_rows,
+    structured,
+    workload_results,
+)
 
 
 def _fabric(sc=None):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from cxfab.verify import checks
 
-from tests.unit.test_checks import WORKLOADS, host_data, host_intent, structured
+from tests.unit.checks_data import WORKLOADS, host_data, host_intent, structured
 
 
 def _fabric():
