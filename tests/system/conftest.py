@@ -54,7 +54,7 @@ true
 
 def guest_post_mortem(guest: Guest, lines: int = 25) -> str:
     """Why SSH (exit 255) may not reach `guest`: its QEMU process, a wedge the console
-    shows (a TCG vCPU whose timer never fires, tests/lab/vm/lab.py), the console's end.
+    shows (a TCG vCPU whose timer never fires, tests/lab/vm/guests.py), the console's end.
     CI keeps only this output, not the lab's run directory."""
     pid = labctl.guest_pid(guest)
     wedge = labctl.boot_wedged(guest)
@@ -258,7 +258,7 @@ def deployed(lab):
 @pytest.fixture(autouse=True)
 def _wedged_guest_restarted(request):
     """Before each test on the deployed lab: a host guest that the TCG wedge took (its
-    console shows the sign, tests/lab/vm/lab.py WEDGE_SIGNS, and it no longer answers
+    console shows the sign, tests/lab/vm/guests.py WEDGE_SIGNS, and it no longer answers
     SSH) is booted again and redeployed (site.yml limited to it), loudly, so the
     emulator's defect fails the test it struck and not every test after it. The test
     during which it struck keeps its failure, with the post-mortem in its message."""

@@ -1,6 +1,6 @@
 """`make lab-up` tells a wedged TCG guest (a vCPU whose timer never fires) from a slow one."""
 
-from tests.lab.vm import lab
+from tests.lab.vm import guests as lab
 from tests.lab.vm.topology import Guest
 
 # Lines of a boot that wedged (lab-host2's console in a CI-like run, 2026-11-23).

@@ -1,11 +1,12 @@
-"""`make lab-up` writes the guests' host key where the lab inventory's ssh looks for it."""
+"""`make lab-up` writes the guests' host key where the lab inventory's ssh looks for it
+(tests/lab/vm/control.py: write_known_hosts, ssh_argv)."""
 
 import subprocess
 
 import pytest
 import yaml
 
-from tests.lab.vm import lab
+from tests.lab.vm import control as lab
 from tests.lab.vm.topology import FABRIC, GUESTS, INVENTORY_DIR
 
 
