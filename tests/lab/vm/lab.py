@@ -11,16 +11,8 @@ down    stop everything `up` started: guests, switch emulators, taps, sockets
 status  what is running, reachable, how the hosts are wired and what is failed
 wire    fabric: host ports reach their switch ports (default); direct: host 1 meets
         host 2 on each side with no switch between (the lab's own kernel tests)
-fail    switch a|b   the switch dies: its emulator is killed, its ports go dark (the
-                     hosts' ports cabled to it lose carrier), its IPL ends go down
-        ipl          the IPL is cut while both switches live (Onyx: the secondary
-                     shuts its MPOs)
-        port HOST:N  the cable of HOST's data port N (1 = side a, 2 = side b) is pulled
-        side a|b     both hosts' ports on that side lose carrier (also: fail a|b)
-        swap HOST    HOST's two cables are swapped at the switches: its port 1 reaches
-                     lab-sw-b's port, its port 2 lab-sw-a's (unplugged, then replugged:
-                     all four ends lose carrier for a moment)
-heal    the same words restore one fault; without any, every fault is healed
+fail    WHAT         plant one fault; heal [WHAT] restores it, or every fault without
+                     WHAT (the words are tests/lab/vm/cabling.py's, printed below)
 
 Exit status 77 from `up` means the lab cannot run on this machine at all (reason
 printed and kept in tests/lab/run/unavailable for the lab tests to report).
@@ -34,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from tests.lab.vm import fabric, host_stack, switch_os
+from tests.lab.vm import cabling, fabric, host_stack, switch_os
 from tests.lab.vm.cabling import (
     apply_fault,
     faults,
@@ -356,9 +348,13 @@ def status() -> int:
     return 0 if healthy else 3
 
 
+# The fault words live beside the faults (cabling.py): one text, printed with ours.
+USAGE = f"{__doc__}\n{cabling.__doc__}"
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__)
+        print(USAGE)
         return 0 if argv else 2
     command, args = argv[0], argv[1:]
     if command == "up":
@@ -372,7 +368,7 @@ def main(argv: list[str]) -> int:
         return 0
     if command in ("fail", "heal"):
         return apply_fault([a for a in args if a], active=command == "fail")
-    print(__doc__, file=sys.stderr)
+    print(USAGE, file=sys.stderr)
     return 2
 
 
