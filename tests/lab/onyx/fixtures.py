@@ -82,16 +82,20 @@ def _free(port: int, kind: int) -> bool:
 
 
 def _worker_port_range() -> tuple[int, int]:
-    """This pytest-xdist worker's own slice of 20000-60000 (the whole range alone).
+    """This pytest-xdist worker's own slice of 20000-32500 (the whole range alone).
 
     A port is free when checked and taken only when the emulator starts: two workers
-    drawing from one range could both find the same block free.
+    drawing from one range could both find the same block free. The range stays below
+    Linux's ephemeral ports (net.ipv4.ip_local_port_range, 32768-60999 by default):
+    there, any outgoing connection on the machine could take a switch's port in the
+    moment `ctl rekey` restarts it, and the new emulator could not bind it (CI of
+    dd91311: "lab-sw-b did not accept SSH within 90 s").
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
     if not worker.startswith("gw") or count <= 1:
-        return 20000, 60000
-    width = 40000 // count
+        return 20000, 32500
+    width = 12500 // count
     low = 20000 + int(worker[2:]) * width
     # Room for the +200 control ports of the block stays inside the slice.
     return low, low + width - 300

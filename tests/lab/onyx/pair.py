@@ -40,6 +40,7 @@ from tests.lab.switch_processes import (
     pid_of,
     port_free,
     read_layout,
+    reap,
     run_verb,
     terminate,
 )
@@ -97,6 +98,9 @@ def _wait_ready(run_dir: Path, layout: dict, names: list[str]) -> None:
     pending = {s["name"]: s["port"] for s in layout["switches"] if s["name"] in names}
     while pending and time.monotonic() < deadline:
         for name, port in list(pending.items()):
+            pid = pid_of(run_dir, name)
+            if pid is not None:
+                reap(pid)  # a child that died at start is a zombie until reaped
             if pid_of(run_dir, name) is None:
                 raise PairError(f"{name} exited at start; see {run_dir / (name + '.log')}")
             if _ssh_ready(port):
