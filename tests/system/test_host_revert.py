@@ -51,6 +51,7 @@ NM_LOG = "/run/cxfab-lab-nm/NetworkManager.log"  # tests/tools/nm_guest.py
 # "<info>  [1795822718.0580] checkpoint[0x56247ef034e0]: rollback of /org/.../Checkpoint/3"
 NM_ROLLBACK = re.compile(r"\[(\d+\.\d+)\] checkpoint\[\w+\]: rollback of (\S+)")
 # What a change can alter on a guest, and what it must leave as it was.
+STALE_VLAN = "bond0.40"  # not in the lab's intent
 LINKS = ("bond0", "bond0.10", "bond0.20", "bond0.30", "ens1f0", "ens1f1", "enp0s16")
 
 
@@ -198,12 +199,16 @@ def test_a_change_that_cuts_ssh_is_reverted_by_the_canary_and_stops_the_rest(
     # With the good inventory a change is made, confirmed over a fresh connection and
     # kept, on the canary only; then nothing changes. networkd: an address removed by
     # hand. NetworkManager: the restored profile, which NetworkManager's rollback wrote
-    # back in its own layout, written as cxfab's file again.
+    # back in its own layout, written as cxfab's file again. Both: a stale VLAN.
     if backend == "networkd":
         vlan_address = deployed.intent(canary_name)["cxfab_host"]["vlans"][-1]["address"]
         canary.run(f"ip address del {vlan_address} dev bond0.30")
+    # And a VLAN on the bond that the intent does not name: the run deletes it
+    # (linkplan.stale_links; on NetworkManager no profile holds it, so over netlink).
+    canary.run(f"ip link add link bond0 name {STALE_VLAN} type vlan id 40")
     second = deployed.play("host_network.yml")
     assert second.returncode == 0, second.tail()
+    assert canary.run(f"ip -o link show {STALE_VLAN} 2>/dev/null || true").strip() == ""
     assert second.recap[canary_name]["changed"] >= 1, second.tail()
     assert second.recap.get(other_name, {"changed": 0})["changed"] == 0, second.tail()
     confirmed = rollback_result(canary)

@@ -2,7 +2,13 @@
 
 import pytest
 from cxfab.host.net import IntentError
-from cxfab.host.net.linkplan import check_protected, plan, protected_interfaces, simulate
+from cxfab.host.net.linkplan import (
+    check_protected,
+    plan,
+    protected_interfaces,
+    simulate,
+    summary,
+)
 from cxfab.structured.hosts import network_section
 from hostnet_helpers import HOST, live_link
 
@@ -96,3 +102,50 @@ def test_connection_over_a_vlan_protects_its_bond_and_members():
 def test_unrelated_connection_interface_passes():
     protected = check_protected(network_section(HOST), bare_links(), {"eno1": "mgmt"})
     assert set(protected) == {"eno1"}
+
+
+def built_links():
+    return simulate(bare_links(), plan(network_section(HOST), bare_links()))
+
+
+def test_a_vlan_dropped_from_the_intent_is_deleted_and_shown_in_the_diff_view():
+    links = built_links()
+    host = {**HOST, "vlans": HOST["vlans"][:1]}  # VLAN 30 left out of the inventory
+    intent = network_section(host)
+    actions = plan(intent, links)
+    assert verbs(actions) == [("delete", "bond0.30")]
+    after = simulate(links, actions)
+    assert "bond0.30" not in after and plan(intent, after) == []
+    # The diff's before shows the VLAN, its after no longer does.
+    assert summary(intent, links)["bond0.30"] is not None
+    assert "bond0.30" not in summary(intent, after)
+
+
+def test_a_renamed_vlan_is_deleted_before_its_id_is_created_again():
+    links = built_links()
+    intent = network_section(HOST)
+    intent["vlans"][1]["name"] = "storage30"  # the same id on the same bond
+    order = verbs(plan(intent, links))
+    assert order.index(("delete", "bond0.30")) < order.index(("create_vlan", "storage30"))
+
+
+def test_a_port_dropped_from_the_bond_is_released_and_other_links_are_left_alone():
+    links = built_links()
+    links["ens2f0"] = live_link(up=True, master="bond0")
+    # Not on an interface of the intent: someone else's.
+    links["eno1.99"] = live_link(kind="vlan", link="eno1", vlan_id=99)
+    links["ens1f1.5"] = live_link(kind="vlan", link="ens1f1", vlan_id=5)
+    actions = plan(network_section(HOST), links)
+    assert verbs(actions) == [("release", "ens2f0")]
+    assert actions[0][2] == {"master": "bond0"}
+    assert simulate(links, actions)["ens2f0"]["master"] is None
+
+
+def test_a_stale_vlan_that_carries_the_connection_is_refused_through_its_bond():
+    links = built_links()
+    seeds = {"bond0.30": "holds 12.0.30.23, the address the Ansible connection uses"}
+    intent = network_section({**HOST, "vlans": HOST["vlans"][:1]})
+    with pytest.raises(IntentError) as caught:
+        check_protected(intent, links, seeds)
+    assert caught.value.path == "cxfab_host.bond.name"
+    assert "through bond0.30" in str(caught.value)

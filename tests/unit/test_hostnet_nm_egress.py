@@ -62,6 +62,9 @@ class Kernel:
 
     def link(self, command, index, **kwargs):
         self.calls.append((command, self.names[index], kwargs))
+        if command == "del":
+            self.links.pop(self.names.pop(index))
+            return
         qos = kwargs.get("vlan_egress_qos")
         if command == "set" and qos and self.takes_maps:
             mapping = self.links[self.names[index]]["egress_qos_map"]
@@ -162,6 +165,19 @@ def test_the_stage_fails_when_the_kernel_does_not_take_the_map_either(tmp_path, 
         _stage(tmp_path, monkeypatch, Kernel(as_nm_142_leaves_them(), takes_maps=False))
     assert failed.value.args[0]["msg"].startswith("links did not converge: set_egress_map")
     assert failed.value.args[0]["steps"][0].startswith(f"set the egress map of {VLANS[0]}")
+
+
+def test_a_stale_vlan_no_profile_holds_is_deleted_over_netlink(tmp_path, monkeypatch):
+    """A VLAN networkd made before the host moved to NetworkManager, gone from the intent:
+    no profile of cxfab's holds it, so NetworkManager leaves it; the stage deletes it."""
+    links = converged()
+    links["bond0.40"] = {"kind": "vlan", "link": "bond0", "vlan_id": 40, "mtu": 9000,
+                         "master": None, "up": True, "addresses": ["12.0.40.1/24"]}  # fmt: skip
+    kernel = Kernel(links)
+    result = _stage(tmp_path, monkeypatch, kernel)
+    assert [(c, name) for c, name, _ in kernel.calls] == [("del", "bond0.40")]
+    assert result["steps"] == ["delete bond0.40"]
+    assert "bond0.40" not in kernel.links
 
 
 # ------------------------------------------------ the maps across a reboot: the agent

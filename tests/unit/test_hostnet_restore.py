@@ -139,3 +139,13 @@ def test_restore_intent_lists_the_snapshot_bond_members_and_vlans():
     assert intent["bond"]["mode"] == "balance-xor"
     assert [v["name"] for v in intent["vlans"]] == ["bond0.10", "bond0.30", "bond0.99"]
     assert intent["vlans"][1]["id"] == 31
+
+
+def test_a_stale_vlan_and_port_removed_by_the_change_come_back_with_the_restore():
+    links = drifted()  # bond0.99 and ens2 are not in the intent
+    before = take_snapshot(network_section(HOST), links)
+    after = forward(links)
+    assert "bond0.99" not in after and after["ens2"]["master"] is None
+    restored, _ = restore(before, after)
+    assert restored["bond0.99"]["addresses"] == ["192.0.2.1/24"]
+    assert restored["bond0.99"]["vlan_id"] == 99 and restored["ens2"]["master"] == "bond0"

@@ -39,6 +39,36 @@ def managed_interfaces(intent: dict, path: str = "cxfab_host") -> dict[str, str]
     return touched
 
 
+def stale_links(intent: dict, links: dict) -> list[tuple[str, str]]:
+    """(name, action) of what the intent no longer lists on the interfaces it owns.
+
+    The intent's bond and the parents of its VLANs are cxfab's: a VLAN stacked on one
+    of them that the intent does not name is deleted, a port in its bond that is not
+    a member is released. Without this a VLAN dropped from the inventory stayed up
+    until the next reboot (its networkd file was already removed). VLANs come first:
+    a renamed VLAN keeps its id, and the kernel refuses a second one of that id.
+    A stale link that carries the connection makes its bond protected, which
+    check_protected refuses (the bond is always in the intent).
+    """
+    bond = (intent.get("bond") or {}).get("name")
+    vlans = intent.get("vlans") or []
+    parents = {v["link"] for v in vlans} | ({bond} if bond else set())
+    named = {v["name"] for v in vlans}
+    members = set((intent.get("bond") or {}).get("members") or [])
+    stale = [
+        (name, "delete")
+        for name, info in sorted(links.items())
+        if info.get("kind") == "vlan" and info.get("link") in parents and name not in named
+    ]
+    if bond:
+        stale += [
+            (name, "release")
+            for name, info in sorted(links.items())
+            if info.get("master") == bond and name not in members
+        ]
+    return stale
+
+
 def protected_interfaces(links: dict, seeds: dict[str, str]) -> dict[str, str]:
     """Seeds (name -> why) plus every device they depend on or belong to.
 
@@ -71,6 +101,13 @@ def check_protected(intent: dict, links: dict, seeds: dict[str, str], path="cxfa
                 f"interface {name} {protected[name]}; cxfab never changes it. "
                 "Use the data ports for the bond and VLANs.",
             )
+    for name, action in stale_links(intent, links):
+        if name in protected:  # its parent or bond is protected too: caught above
+            raise IntentError(
+                f"{path}.vlans" if action == "delete" else f"{path}.bond.members",
+                f"interface {name} is not in the intent, and removing it would cut "
+                f"the connection: it {protected[name]}",
+            )
     return protected
 
 
@@ -82,6 +119,9 @@ def _bond_changes(current: dict, wanted: dict) -> dict:
 def plan(intent: dict, links: dict, purge_addresses: bool = True) -> list[tuple]:
     """Ordered actions turning `links` into the intent. Empty when nothing differs."""
     actions: list[tuple] = []
+    for name, action in stale_links(intent, links):
+        details = {"master": links[name]["master"]} if action == "release" else {}
+        actions.append((action, name, details))
     bond = intent.get("bond")
     if bond:
         name = bond["name"]
@@ -183,8 +223,8 @@ def _up_order(intent):
 
 def summary(intent: dict, links: dict) -> dict:
     """The slice of `links` the intent covers, for diff before/after output."""
-    names = list(managed_interfaces(intent))
-    return {name: links.get(name) for name in sorted(names)}
+    names = [*managed_interfaces(intent), *(name for name, _ in stale_links(intent, links))]
+    return {name: links.get(name) for name in sorted(set(names))}
 
 
 def simulate(links: dict, actions: list[tuple]) -> dict:

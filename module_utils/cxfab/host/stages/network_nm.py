@@ -17,7 +17,8 @@ import subprocess
 import time
 
 from ..net import agent, nmapply, nmegress, rollback
-from ..net.linkplan import describe, plan, simulate
+from ..net.linkplan import describe, plan, simulate, stale_links
+from ..net.netlink import apply as apply_links
 
 try:
     from pyroute2.netlink.exceptions import NetlinkError
@@ -62,7 +63,9 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
     else:
         runner = _runner(module)
         if params["revert_seconds"]:
-            wanted = [n for n in intended_interfaces(intent) if n not in protected]
+            # The stale links too: NetworkManager's rollback brings back what it saved.
+            stale = [name for name, _ in stale_links(intent, links)]
+            wanted = [n for n in intended_interfaces(intent) + stale if n not in protected]
             try:
                 timer = rollback.arm_checkpoint(
                     params["rollback_dir"], wanted, params["revert_seconds"], runner=runner
@@ -80,6 +83,14 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             )
             steps += completed
             left = plan(intent, links, params["purge_addresses"])
+            leftover = {(name, action) for name, action in stale_links(intent, links)}
+            if left and all((name, verb) in leftover for verb, name, _ in left):
+                # A VLAN or port no profile of cxfab's holds any more (e.g. made by
+                # networkd before the host moved to NetworkManager): out over netlink.
+                apply_links(ipr, left, intent)
+                steps += [describe(a) for a in left]
+                links = read_links(ipr)
+                left = plan(intent, links, params["purge_addresses"])
             if left:
                 raise NotConverged(
                     "links did not converge: " + "; ".join(describe(a) for a in left)
