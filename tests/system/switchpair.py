@@ -17,7 +17,16 @@ from cxfab.switch.onyx.session import OnyxSession
 from cxfab.verify import dataplane
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import CABLES, FABRIC, ONYX_RUN_DIR, REPO_ROOT, SIDES, SWITCHES
+from tests.lab.vm.topology import (
+    CABLES,
+    DATA_NETDEVS,
+    FABRIC,
+    GUESTS,
+    ONYX_RUN_DIR,
+    REPO_ROOT,
+    SIDES,
+    SWITCHES,
+)
 
 STRUCTURED_DIR = REPO_ROOT / "build" / "structured"
 
@@ -235,3 +244,29 @@ def switches_see(want: dict, only: bool = True) -> dict:
             if (listed != [wanted]) if only else (wanted not in listed):
                 return {}
     return seen
+
+
+def host_neighbours(host, socket: str = "") -> dict[str, list[tuple[str, str]]]:
+    """{port: [(system name, port id), ...]} as the host's lldpd received them (the
+    lldpd of `socket`; by default the host's own, which site.yml runs)."""
+    where = f"-u {socket} " if socket else ""
+    out = host.run(f"lldpcli {where}-f json0 show neighbors")
+    found: dict[str, list[tuple[str, str]]] = {port: [] for port in DATA_NETDEVS}
+    for lldp in json.loads(out).get("lldp", []):
+        for iface in lldp.get("interface", []):
+            chassis, port = iface["chassis"][0], iface["port"][0]
+            name = chassis.get("name", [{}])[0].get("value", "")
+            found.setdefault(iface["name"], []).append((name, port["id"][0]["value"]))
+    return found
+
+
+def expected_hosts_view(swapped: set[str]) -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """Per host and port, the one (switch, Eth1/N) the cabling puts at the far end."""
+    want = {g.name: {} for g in GUESTS}
+    for cable in CABLES:
+        side = cable.side
+        if cable.host.name in swapped:
+            side = SIDES[1 - SIDES.index(side)]
+        port = DATA_NETDEVS[SIDES.index(side)]
+        want[cable.host.name][port] = [(cable.switch, f"Eth{cable.port}")]
+    return want

@@ -18,21 +18,28 @@ took 44 and 56 s as `--tags verify_hosts --skip-tags verify_health,verify_datapl
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.lab.vm import lab as labctl
+from tests.lab.vm.topology import DATA_NETDEVS
 from tests.system.deployment import Deployment
-from tests.system.switchpair import expected_switch_view, switches_see, wait_for
+from tests.system.switchpair import (
+    expected_hosts_view,
+    expected_switch_view,
+    host_neighbours,
+    switches_see,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
 
 SWAPPED, OTHER = "lab-host1", "lab-host2"
 # The switches send every 5 s and the swap drops carrier on all four ends, so both
-# lldpd ends forget the old neighbour at once; two periods and a slow guest to spare.
-SETTLE_S = 15
+# lldpd ends forget the old neighbour at once. Awaited on host 1's lldpd (it took a
+# fixed 15 s before, twice per run); the bound leaves a slow guest room.
+HOST_VIEW_S = 60
 # The switches' view of the crossing, once the hosts' lldpd (every 30 s) has sent again.
 SWITCH_VIEW_S = 90
 
@@ -46,14 +53,24 @@ def neighbour_checks(deployed: Deployment, reports: Path) -> dict[tuple[str, str
     return {(c["target"], c["id"]): c for c in data["checks"]}
 
 
-def test_swapped_cables_fail_the_cabling_check_naming_both_ends(deployed, tmp_path_factory):
+def host_sees(host, swapped: set[str]) -> bool:
+    """Whether each data port of `host` has exactly the one neighbour the cabling says."""
+    seen = host_neighbours(host)
+    return {port: seen.get(port) for port in DATA_NETDEVS} == (
+        expected_hosts_view(swapped)[host.name]
+    )
+
+
+def test_swapped_cables_fail_the_cabling_check_naming_both_ends(deployed, host1, tmp_path_factory):
+    assert host1.name == SWAPPED
     intent = deployed.intent(SWAPPED)["cxfab_host"]
     cabled = {p["netdev"]: f"{p['peer']} Eth{p['peer_port']}" for n in intent["nics"]
               for p in n["ports"] if p.get("peer")}  # fmt: skip
     assert len(cabled) == 2, intent
     try:
         labctl.apply_fault(["swap", SWAPPED], active=True)
-        time.sleep(SETTLE_S)
+        what = "host 1's lldpd to show its cables crossed"
+        wait_for(lambda: host_sees(host1, {SWAPPED}), HOST_VIEW_S, what, every=1)
         found = neighbour_checks(deployed, tmp_path_factory.mktemp("swapped"))
         crossed = expected_switch_view({SWAPPED})
         what = "the switches' LLDP to show host 1's cables crossed"
@@ -73,6 +90,6 @@ def test_swapped_cables_fail_the_cabling_check_naming_both_ends(deployed, tmp_pa
 
     # Healed, only the hosts' view is awaited: the switches keep the crossed neighbour
     # until the host's lldpd TTL (4 x 30 s) runs out, over 105 s on the lab.
-    time.sleep(SETTLE_S)
+    wait_for(lambda: host_sees(host1, set()), HOST_VIEW_S, "host 1's lldpd healed", every=1)
     healed = neighbour_checks(deployed, tmp_path_factory.mktemp("healed"))
     assert len(healed) == 4 and {c["status"] for c in healed.values()} == {"pass"}, healed

@@ -16,13 +16,18 @@ by tests/system/test_cabling.py: both ends see it there, and verify names it.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import CABLES, DATA_NETDEVS, GUESTS, SIDES
-from tests.system.switchpair import expected_switch_view, switch_remote, switches_see, wait_for
+from tests.lab.vm.topology import DATA_NETDEVS
+from tests.system.switchpair import (
+    expected_hosts_view,
+    expected_switch_view,
+    host_neighbours,
+    switch_remote,
+    switches_see,
+    wait_for,
+)
 
 pytestmark = pytest.mark.lab
 
@@ -55,30 +60,6 @@ def stop_lldpd(host) -> None:
     host.run(f"[ -f {PID} ] && kill $(cat {PID}); rm -f {PID} {SOCKET} {SOCKET}.lock; true")
 
 
-def host_neighbours(host) -> dict[str, list[tuple[str, str]]]:
-    """{port: [(system name, port id), ...]} as the host's lldpd received them."""
-    out = host.run(f"lldpcli -u {SOCKET} -f json0 show neighbors")
-    found: dict[str, list[tuple[str, str]]] = {port: [] for port in DATA_NETDEVS}
-    for lldp in json.loads(out).get("lldp", []):
-        for iface in lldp.get("interface", []):
-            chassis, port = iface["chassis"][0], iface["port"][0]
-            name = chassis.get("name", [{}])[0].get("value", "")
-            found.setdefault(iface["name"], []).append((name, port["id"][0]["value"]))
-    return found
-
-
-def expected_hosts_view(swapped: set[str]) -> dict[str, dict[str, list[tuple[str, str]]]]:
-    """Per host and port, the one (switch, Eth1/N) the cabling puts at the far end."""
-    want = {g.name: {} for g in GUESTS}
-    for cable in CABLES:
-        side = cable.side
-        if cable.host.name in swapped:
-            side = SIDES[1 - SIDES.index(side)]
-        port = DATA_NETDEVS[SIDES.index(side)]
-        want[cable.host.name][port] = [(cable.switch, f"Eth{cable.port}")]
-    return want
-
-
 @pytest.fixture
 def lldp_lab(lab):
     """Bare data ports wired through the switch pair, an lldpd on each host guest."""
@@ -103,7 +84,7 @@ def lldp_lab(lab):
 
 def wait_hosts_see(lab, want) -> None:
     def check():
-        seen = {host.name: host_neighbours(host) for host in lab.hosts}
+        seen = {host.name: host_neighbours(host, SOCKET) for host in lab.hosts}
         return seen if all(seen[h] == want[h] for h in want) else None
 
     wait_for(check, TIMEOUT_S, f"the hosts' LLDP neighbours to be {want}", every=2)
