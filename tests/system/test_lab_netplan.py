@@ -117,10 +117,11 @@ def test_an_unconfirmed_change_is_undone_by_the_timer_links_files_and_netplans_o
     dropped = network["vlans"][-1]["name"]
     assert pending["changed"] and pending["rollback"]["armed"]
     assert pending["rollback"]["seconds"] == SHORT
-    # The VLAN leaves the boot files; its live link stays until a reboot (cxfab never
-    # deletes a link it no longer intends, on networkd neither: linkplan.plan).
+    # The VLAN leaves the boot files and the kernel (linkplan.stale_links: a VLAN on
+    # the bond that the intent no longer names is deleted); the timer brings it back.
     assert f"10-netplan-{dropped}.netdev" not in changed["generated"]
-    assert dropped in changed["links"]
+    assert dropped not in changed["links"]
+    assert f"delete {dropped}" in pending["actions"]
     assert changed["links"][network["vlans"][0]["name"]]["mtu"] == 1500
     assert (
         f"remove /etc/systemd/network/10-netplan-{dropped}.netdev.d/60-cxfab-egress-qos.conf"
