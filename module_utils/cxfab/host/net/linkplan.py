@@ -101,13 +101,6 @@ def check_protected(intent: dict, links: dict, seeds: dict[str, str], path="cxfa
                 f"interface {name} {protected[name]}; cxfab never changes it. "
                 "Use the data ports for the bond and VLANs.",
             )
-    for name, action in stale_links(intent, links):
-        if name in protected:  # its parent or bond is protected too: caught above
-            raise IntentError(
-                f"{path}.vlans" if action == "delete" else f"{path}.bond.members",
-                f"interface {name} is not in the intent, and removing it would cut "
-                f"the connection: it {protected[name]}",
-            )
     return protected
 
 
