@@ -74,8 +74,9 @@ test-unit: setup
 
 # The integration tier runs on six pytest-xdist workers: 376 s against 424 s with four on
 # the same machine and tree (2026-11-28, CI=true, the lab down); its floor is its longest
-# file (the canary's every-playbook run, 231 s). It does not leave the CPU idle, though:
-# the run queue stood at 25-33 while it ran. Run beside the lab's tests instead of before
+# file (the canary's every-playbook run, 231 s). It leaves no CPU idle: `vmstat 5` during
+# it, alone, read 0 % idle and a run queue of 6-8 (CI of e813d58), and 25-33 with the
+# lab's guests beside it. Run beside the lab's tests instead of before
 # them (tried 2026-11-28), it slowed the lab where the lab waits on its own timers: at
 # nice 10 on six workers the NetworkManager sandbox took 164 s instead of 33 and lab
 # tests failed; at nice 19 on three workers the lab's own tests took 355 s instead of 234

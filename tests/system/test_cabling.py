@@ -37,8 +37,9 @@ pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
 
 SWAPPED, OTHER = "lab-host1", "lab-host2"
 # The switches send every 5 s and the swap drops carrier on all four ends, so both
-# lldpd ends forget the old neighbour at once. Awaited on host 1's lldpd (it took a
-# fixed 15 s before, twice per run); the bound leaves a slow guest room.
+# lldpd ends forget the old neighbour at once. Awaited on host 1's lldpd, so verify
+# reads the state it judges (a fixed 15 s before; no time was saved, 46-60 s a call
+# either way); the bound leaves a slow guest room.
 HOST_VIEW_S = 60
 # The switches' view of the crossing, once the hosts' lldpd (every 30 s) has sent again.
 SWITCH_VIEW_S = 90

@@ -11,6 +11,17 @@ HOST = {
 }  # fmt: skip
 
 
+# A host's lossless RoCE plan as the structured config carries it (hosts.py).
+LOSSLESS_PLAN = {
+    "priority": 3,
+    "ports": ["ens1f0"],
+    "trust": "dscp",
+    "pfc": [0, 0, 0, 1, 0, 0, 0, 0],
+    "ecn_priorities": [3],
+    "memlock_kb": 0,
+}
+
+
 def live_link(**extra):
     """A link as the live state reads it: a down physical port with no address, unless `extra`."""
     return {"kind": None, "mtu": 1500, "master": None, "link": None, "up": False,

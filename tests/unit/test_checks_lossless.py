@@ -14,17 +14,10 @@ from tests.unit.checks_data import (
     status_of,
     structured,
 )
+from tests.unit.hostnet_helpers import LOSSLESS_PLAN as LOSSLESS
+
 
 # ---------------------------------------------------------------- lossless RoCE
-LOSSLESS = {
-    "priority": 3,
-    "ports": ["ens1f0"],
-    "trust": "dscp",
-    "pfc": [0, 0, 0, 1, 0, 0, 0, 0],
-    "ecn_priorities": [3],
-}
-
-
 def qos_result(trust="dscp", pfc=None, knobs=None):
     """cxfab_host_qos in check mode, as verify runs it: `read` is what the port held,
     `observed` the planned state (check mode predicts it, it reads nothing after)."""

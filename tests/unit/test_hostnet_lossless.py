@@ -6,16 +6,9 @@ from pathlib import Path
 import pytest
 from cxfab.host.net import agent, lossless
 from cxfab.host.net.qos import mlnx_qos_state as qos_state
+from hostnet_helpers import LOSSLESS_PLAN as PLAN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mlnx"
-PLAN = {
-    "priority": 3,
-    "ports": ["ens1f0"],
-    "trust": "dscp",
-    "pfc": [0, 0, 0, 1, 0, 0, 0, 0],
-    "ecn_priorities": [3],
-    "memlock_kb": 0,
-}
 
 
 def sample(name: str) -> str:

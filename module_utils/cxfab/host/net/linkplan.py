@@ -50,11 +50,10 @@ def stale_links(intent: dict, links: dict) -> list[tuple[str, str]]:
     A stale link that carries the connection makes its bond protected, which
     check_protected refuses (the bond is always in the intent).
     """
-    bond = (intent.get("bond") or {}).get("name")
+    bond = intent.get("bond") or {}
     vlans = intent.get("vlans") or []
-    parents = {v["link"] for v in vlans} | ({bond} if bond else set())
+    parents = {v["link"] for v in vlans} | ({bond["name"]} if bond else set())
     named = {v["name"] for v in vlans}
-    members = set((intent.get("bond") or {}).get("members") or [])
     stale = [
         (name, "delete")
         for name, info in sorted(links.items())
@@ -64,7 +63,7 @@ def stale_links(intent: dict, links: dict) -> list[tuple[str, str]]:
         stale += [
             (name, "release")
             for name, info in sorted(links.items())
-            if info.get("master") == bond and name not in members
+            if info.get("master") == bond["name"] and name not in bond["members"]
         ]
     return stale
 
