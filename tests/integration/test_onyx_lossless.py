@@ -13,7 +13,7 @@ from cxfab.switch.onyx.parser import parse_running_config
 from cxfab.switch.onyx.plan import Scope, make_plan
 
 from tests.lab.onyx import shows
-from tests.lab.onyx.model import CliError
+from tests.lab.onyx.objects import CliError
 from tests.lab.onyx.switch import Identity, Switch
 from tests.unit.onyx_helpers import example_fabric, intended
 

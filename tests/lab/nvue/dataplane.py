@@ -37,13 +37,13 @@ import ipaddress
 
 from module_utils.cxfab.switch.nvue import names
 from tests.lab.onyx.dataplane import Plan, plan
-from tests.lab.onyx.model import (
+from tests.lab.onyx.model import SwitchConfig
+from tests.lab.onyx.objects import (
     Magp,
     Member,
     MlagPortChannel,
     PortChannel,
     Svi,
-    SwitchConfig,
     Switchport,
 )
 

@@ -13,7 +13,7 @@ import logging
 import re
 
 from . import shows
-from .model import CliError, Unrecognized
+from .objects import CliError, Unrecognized
 from .switch import Switch
 
 PIPE_RE = re.compile(r"\s+\|\s*")

@@ -8,110 +8,35 @@ handled by the CLI, which prefixes the sub-mode to each line before calling
 
 from __future__ import annotations
 
-import ipaddress
-import re
 import shlex
 from dataclasses import dataclass, field
 
-# The SX1036 of seed 001: 36 QSFP ports.
-ETHERNET_PORTS = [f"1/{n}" for n in range(1, 37)]
-MTU_MIN, MTU_MAX = 1500, 9216
-MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
-PROTOCOLS = ("mlag", "magp", "vrrp")
-TRUST_MODES = ("L2", "L3", "both", "port")
-ECN_MAX_KB = 16000
-
-
-class CliError(Exception):
-    """A command the switch refuses; the message is printed as is (starts with %)."""
-
-
-class Unrecognized(CliError):
-    """The command (or a keyword of it) is not known in this context."""
-
-    def __init__(self, word: str, kind: str = "command"):
-        super().__init__(f'% Unrecognized {kind} "{word}".\nType "?" for help.')
-
-
-@dataclass
-class Member:
-    kind: str  # "port-channel" or "mlag-port-channel"
-    group: int
-    mode: str  # on | active | passive
+from .interface_commands import InterfaceCommands
+from .objects import (
+    ETHERNET_PORTS,
+    MAC_RE,
+    PROTOCOLS,
+    CliError,
+    Ethernet,
+    MlagPortChannel,
+    PortChannel,
+    Svi,
+    Switchport,
+    Unrecognized,
+    arg_at,
+    int_in,
+    need,
+    no_extra,
+    parse_ethernet_range,
+    parse_id_range,
+    parse_ip,
+    parse_vlan,
+    parse_vlan_list,
+)
 
 
 @dataclass
-class Ethernet:
-    name: str
-    member: Member | None = None
-    mtu: int = 1500
-    shutdown: bool = False
-    pfc: bool = False
-    speed: str | None = None
-    description: str | None = None
-    trust: str = "L2"  # Onyx's default: classify by PCP
-    # traffic class -> (minimum-absolute, maximum-absolute) KB of ECN marking
-    ecn: dict[int, tuple[int, int]] = field(default_factory=dict)
-
-
-@dataclass
-class Switchport:
-    mode: str = "access"
-    access_vlan: int = 1
-    allowed: set[int] = field(default_factory=set)
-
-
-@dataclass
-class PortChannel:
-    id: int
-    ipl: int | None = None
-    mtu: int = 1500
-    shutdown: bool = False
-    pfc: bool = False
-    description: str | None = None
-    switchport: Switchport = field(default_factory=Switchport)
-
-
-@dataclass
-class MlagPortChannel:
-    id: int
-    description: str | None = None
-    mtu: int = 1500
-    shutdown: bool = True  # an MPO is created administratively down
-    lacp_individual: bool = False
-    switchport: Switchport = field(default_factory=Switchport)
-
-
-@dataclass
-class Magp:
-    id: int
-    address: str | None = None
-    mac: str | None = None
-
-
-@dataclass
-class Vrrp:
-    vrid: int
-    address: str | None = None
-    priority: int = 100
-    preempt: bool = True  # RFC 5798 default
-    shutdown: bool = False
-    advertisement_interval: int = 1
-
-
-@dataclass
-class Svi:
-    vlan: int
-    ip: ipaddress.IPv4Interface | None = None
-    mtu: int = 1500
-    shutdown: bool = False
-    ipl_peer: tuple[int, str] | None = None
-    magp: dict[int, Magp] = field(default_factory=dict)
-    vrrp: dict[int, Vrrp] = field(default_factory=dict)
-
-
-@dataclass
-class SwitchConfig:
+class SwitchConfig(InterfaceCommands):
     hostname: str
     protocols: set[str] = field(default_factory=set)
     lacp: bool = False
@@ -156,15 +81,15 @@ class SwitchConfig:
     def _hostname(self, args: list[str], negate: bool) -> None:
         if negate:
             return
-        _need(args, 1)
+        need(args, 1)
         self.hostname = args[0]
 
     def _lacp(self, args: list[str], negate: bool) -> None:
-        _no_extra(args)
+        no_extra(args)
         self.lacp = not negate
 
     def _lldp(self, args: list[str], negate: bool) -> None:
-        _no_extra(args)
+        no_extra(args)
         self.lldp = not negate
 
     def _ip(self, args: list[str], negate: bool) -> None:
@@ -175,7 +100,7 @@ class SwitchConfig:
         self.ip_routing = not negate
 
     def _protocol(self, args: list[str], negate: bool) -> None:
-        _need(args, 1)
+        need(args, 1)
         name = args[0]
         if name not in PROTOCOLS:
             raise Unrecognized(name, "keyword")
@@ -208,7 +133,7 @@ class SwitchConfig:
     def _dcb(self, args: list[str], negate: bool) -> None:
         if args[:2] == ["priority-flow-control", "priority"]:
             # dcb priority-flow-control priority <0-7> enable
-            priority = _int(_arg(args, 2), 0, 7)
+            priority = int_in(arg_at(args, 2), 0, 7)
             if args[3:] != ["enable"]:
                 raise Unrecognized(args[3] if len(args) > 3 else "priority", "keyword")
             if negate:
@@ -221,7 +146,7 @@ class SwitchConfig:
         self.pfc_global = not negate
 
     def _vlan(self, args: list[str], negate: bool) -> str | None:
-        _need(args, 1)
+        need(args, 1)
         ids = parse_vlan_list(args[0])
         rest = args[1:]
         if rest:
@@ -232,7 +157,7 @@ class SwitchConfig:
             if negate:
                 self.vlans[vlan] = None
             else:
-                _need(rest, 2)
+                need(rest, 2)
                 self.vlans[vlan] = " ".join(rest[1:])
             return None
         if negate:
@@ -278,7 +203,7 @@ class SwitchConfig:
             if negate:
                 self.system_mac = None
                 return None
-            _need(args, 2)
+            need(args, 2)
             if not MAC_RE.match(args[1]):
                 raise CliError(f"% Invalid MAC address: {args[1]}")
             self.system_mac = args[1].upper()
@@ -302,7 +227,7 @@ class SwitchConfig:
 
     # ------------------------------------------------------------------ interfaces
     def _interface(self, args: list[str], negate: bool) -> str | None:
-        _need(args, 2)
+        need(args, 2)
         kind, spec, rest = args[0], args[1], args[2:]
         if rest[:1] == ["no"]:  # running-config form: "interface mlag-port-channel 1 no shutdown"
             negate, rest = not negate, rest[1:]
@@ -381,303 +306,6 @@ class SwitchConfig:
             )
         self.svis.pop(vlan)
 
-    def _ethernet_cmd(self, eth: Ethernet, rest: list[str], negate: bool) -> None:
-        word = rest[0]
-        if word in ("channel-group", "mlag-channel-group"):
-            kind = "port-channel" if word == "channel-group" else "mlag-port-channel"
-            if kind == "mlag-port-channel":
-                self._require_protocol("mlag", word)
-            if negate:
-                if eth.member and eth.member.kind == kind:
-                    eth.member = None
-                return
-            if len(rest) != 4 or rest[2] != "mode" or rest[3] not in ("on", "active", "passive"):
-                raise CliError("% Incomplete command.")
-            group = _int(rest[1], 1, 4096)
-            table = self.port_channels if kind == "port-channel" else self.mpos
-            if group not in table:
-                raise CliError(f"% Interface {kind} {group} does not exist")
-            current = eth.member
-            if current and (current.kind, current.group) != (kind, group):
-                raise CliError(
-                    f"% Interface ethernet {eth.name} is already a member of "
-                    f"{current.kind} {current.group}"
-                )
-            eth.member = Member(kind, group, rest[3])
-            return
-        if word == "speed":
-            eth.speed = None if negate else _arg(rest, 1)
-            return
-        if word == "description":
-            eth.description = None if negate else " ".join(rest[1:])
-            return
-        if word == "dcb":
-            eth.pfc = self._pfc_arg(rest, negate)
-            return
-        if word == "qos":
-            self._trust_cmd(eth, rest, negate)
-            return
-        if word == "traffic-class":
-            self._ecn_cmd(eth, rest, negate)
-            return
-        if word == "mtu":
-            eth.mtu = 1500 if negate else _mtu(rest)
-            return
-        if word == "shutdown":
-            _no_extra(rest[1:])
-            eth.shutdown = not negate
-            return
-        raise Unrecognized(word, "keyword")
-
-    def _trust_cmd(self, eth: Ethernet, rest: list[str], negate: bool) -> None:
-        """qos trust {L2|L3|both|port}; `no qos trust` restores L2."""
-        if rest[1:2] != ["trust"]:
-            raise Unrecognized(rest[1] if len(rest) > 1 else "qos", "keyword")
-        if negate:
-            _no_extra(rest[2:])
-            eth.trust = "L2"
-            return
-        mode = _arg(rest, 2)
-        if mode not in TRUST_MODES:
-            raise Unrecognized(mode, "keyword")
-        _no_extra(rest[3:])
-        eth.trust = mode
-
-    def _ecn_cmd(self, eth: Ethernet, rest: list[str], negate: bool) -> None:
-        """traffic-class <tc> congestion-control ecn minimum-absolute <kb> maximum-absolute <kb>."""
-        tc = _int(_arg(rest, 1), 0, 7)
-        if rest[2:3] != ["congestion-control"]:
-            raise Unrecognized(rest[2] if len(rest) > 2 else "traffic-class", "keyword")
-        if negate:
-            _no_extra(rest[3:])
-            eth.ecn.pop(tc, None)
-            return
-        if rest[3:4] != ["ecn"] or rest[4:5] != ["minimum-absolute"]:
-            raise Unrecognized(rest[3] if len(rest) > 3 else "congestion-control", "keyword")
-        low = _int(_arg(rest, 5), 1, ECN_MAX_KB)
-        if rest[6:7] != ["maximum-absolute"]:
-            raise CliError("% Incomplete command.")
-        high = _int(_arg(rest, 7), 1, ECN_MAX_KB)
-        _no_extra(rest[8:])
-        if low > high:
-            raise CliError("% Minimum threshold must not be greater than maximum threshold")
-        eth.ecn[tc] = (low, high)
-
-    def _pfc_arg(self, rest: list[str], negate: bool) -> bool:
-        if rest[1:3] != ["priority-flow-control", "mode"]:
-            raise Unrecognized(rest[1] if len(rest) > 1 else "dcb", "keyword")
-        if negate:
-            return False
-        if rest[3:] not in (["on"], ["on", "force"]):
-            raise CliError("% Incomplete command.")
-        if not self.pfc_global:
-            raise CliError("% Priority flow control is not enabled globally")
-        return True
-
-    def _port_channel_cmd(self, po: PortChannel, rest: list[str], negate: bool) -> None:
-        word = rest[0]
-        if word == "ipl":
-            self._require_protocol("mlag", "ipl")
-            ipl_id = _int(_arg(rest, 1), 1, 1)
-            if negate:
-                if any(s.ipl_peer and s.ipl_peer[0] == ipl_id for s in self.svis.values()):
-                    raise CliError(f"% Remove the peer-address of IPL {ipl_id} first")
-                po.ipl = None
-                return
-            owner = next((p for p in self.port_channels.values() if p.ipl == ipl_id), None)
-            if owner and owner is not po:
-                raise CliError(f"% IPL {ipl_id} is already set on port-channel {owner.id}")
-            po.ipl = ipl_id
-            return
-        if word == "dcb":
-            po.pfc = self._pfc_arg(rest, negate)
-            return
-        self._lag_common_cmd(po, rest, negate, mpo=False)
-
-    def _lag_common_cmd(
-        self, lag: PortChannel | MlagPortChannel, rest: list[str], negate: bool, mpo: bool
-    ) -> None:
-        word = rest[0]
-        if word == "mtu":
-            lag.mtu = 1500 if negate else _mtu(rest)
-        elif word == "shutdown":
-            _no_extra(rest[1:])
-            lag.shutdown = not negate
-        elif word == "lacp-individual" and mpo:
-            lag.lacp_individual = not negate
-        elif word == "description":
-            lag.description = None if negate else " ".join(rest[1:])
-        elif word == "switchport":
-            self._switchport_cmd(lag.switchport, rest[1:], negate)
-        else:
-            raise Unrecognized(word, "keyword")
-
-    def _switchport_cmd(self, sp: Switchport, rest: list[str], negate: bool) -> None:
-        _need(rest, 1)
-        if rest[0] == "mode":
-            if negate:
-                sp.mode, sp.allowed = "access", set()
-                return
-            mode = _arg(rest, 1)
-            if mode not in ("access", "trunk", "hybrid"):
-                raise Unrecognized(mode, "keyword")
-            if mode != sp.mode:
-                sp.allowed = set()
-            sp.mode = mode
-            return
-        if rest[0] == "access":
-            if rest[1:2] != ["vlan"]:
-                raise CliError("% Incomplete command.")
-            if negate:
-                sp.access_vlan = 1
-                return
-            vlan = parse_vlan(_arg(rest, 2))
-            self._require_vlan(vlan)
-            if sp.mode == "trunk":
-                raise CliError("% Access VLAN cannot be set in trunk mode")
-            sp.access_vlan = vlan
-            return
-        if rest[0] in ("hybrid", "trunk") and rest[1:2] == ["allowed-vlan"]:
-            if sp.mode != rest[0]:
-                raise CliError(f"% Interface is not in {rest[0]} mode")
-            action = _arg(rest, 2)
-            if action == "none":
-                sp.allowed = set()
-                return
-            if action == "all":
-                sp.allowed = set(self.vlans) - {1}
-                return
-            if action not in ("add", "remove"):
-                raise Unrecognized(action, "keyword")
-            vlans = parse_vlan_list(_arg(rest, 3))
-            for vlan in vlans:
-                # The NVIDIA build order adds a VLAN to an MPO before creating it.
-                if action == "add":
-                    sp.allowed.add(vlan)
-                else:
-                    sp.allowed.discard(vlan)
-            return
-        raise Unrecognized(rest[0], "keyword")
-
-    def _svi_cmd(self, svi: Svi, rest: list[str], negate: bool) -> str | None:
-        word = rest[0]
-        if word == "ip":
-            if rest[1:2] != ["address"]:
-                raise Unrecognized(rest[1] if len(rest) > 1 else "ip", "keyword")
-            if negate:
-                if svi.ipl_peer:
-                    raise CliError("% Remove the IPL peer-address first")
-                svi.ip = None
-                return None
-            words = [w for w in rest[2:] if w != "primary"]
-            if not words:
-                raise CliError("% Incomplete command.")
-            text = words[0] if len(words) == 1 else f"{words[0]}/{words[1]}"
-            svi.ip = parse_ip(text.replace("//", "/"))
-            return None
-        if word == "mtu":
-            svi.mtu = 1500 if negate else _mtu(rest)
-            return None
-        if word == "shutdown":
-            svi.shutdown = not negate
-            return None
-        if word == "ipl":
-            self._require_protocol("mlag", "ipl")
-            ipl_id = _int(_arg(rest, 1), 1, 1)
-            if negate:
-                svi.ipl_peer = None
-                return None
-            if rest[2:3] != ["peer-address"]:
-                raise CliError("% Incomplete command.")
-            if not self.ip_routing:
-                raise CliError("% IP routing must be enabled for an IPL VLAN interface")
-            if not any(p.ipl == ipl_id for p in self.port_channels.values()):
-                raise CliError(f"% IPL {ipl_id} does not exist")
-            peer = parse_ip(_arg(rest, 3)).ip
-            if svi.ip is None or peer not in svi.ip.network or peer == svi.ip.ip:
-                raise CliError(f"% Peer address {peer} is not in the subnet of interface vlan")
-            svi.ipl_peer = (ipl_id, str(peer))
-            return None
-        if word == "magp":
-            return self._magp_cmd(svi, rest[1:], negate)
-        if word == "vrrp":
-            return self._vrrp_cmd(svi, rest[1:], negate)
-        raise Unrecognized(word, "keyword")
-
-    def _magp_cmd(self, svi: Svi, rest: list[str], negate: bool) -> str | None:
-        self._require_protocol("magp", "magp")
-        magp_id = _int(_arg(rest, 0), 1, 255)
-        sub = rest[1:]
-        if not sub:
-            if negate:
-                svi.magp.pop(magp_id, None)
-                return None
-            owner = next((s for s in self.svis.values() if magp_id in s.magp), None)
-            if owner and owner is not svi:
-                raise CliError(f"% MAGP {magp_id} already exists on interface vlan {owner.vlan}")
-            svi.magp.setdefault(magp_id, Magp(magp_id))
-            return f"interface vlan {svi.vlan} magp {magp_id}"
-        inst = svi.magp.get(magp_id)
-        if inst is None:
-            raise CliError(f"% MAGP instance {magp_id} does not exist")
-        negate, sub = _negation_after_prefix(sub, negate)
-        if sub[:2] != ["ip", "virtual-router"] or len(sub) < 3:
-            raise Unrecognized(sub[0], "keyword")
-        if sub[2] == "address":
-            if negate:
-                inst.address = None
-                return None
-            address = parse_ip(_arg(sub, 3)).ip
-            if svi.ip is None or address not in svi.ip.network:
-                raise CliError("% Virtual router address must be in the interface subnet")
-            inst.address = str(address)
-            return None
-        if sub[2] == "mac-address":
-            if negate:
-                inst.mac = None
-                return None
-            mac = _arg(sub, 3)
-            if not MAC_RE.match(mac):
-                raise CliError(f"% Invalid MAC address: {mac}")
-            inst.mac = mac.upper()
-            return None
-        raise Unrecognized(sub[2], "keyword")
-
-    def _vrrp_cmd(self, svi: Svi, rest: list[str], negate: bool) -> str | None:
-        self._require_protocol("vrrp", "vrrp")
-        vrid = _int(_arg(rest, 0), 1, 255)
-        sub = rest[1:]
-        if not sub:
-            if negate:
-                svi.vrrp.pop(vrid, None)
-                return None
-            svi.vrrp.setdefault(vrid, Vrrp(vrid))
-            return f"interface vlan {svi.vlan} vrrp {vrid}"
-        inst = svi.vrrp.get(vrid)
-        if inst is None:
-            raise CliError(f"% VRRP instance {vrid} does not exist on interface vlan {svi.vlan}")
-        negate, sub = _negation_after_prefix(sub, negate)
-        word = sub[0]
-        if word == "address":
-            if negate:
-                inst.address = None
-                return None
-            address = parse_ip(_arg(sub, 1)).ip
-            if svi.ip is None or address not in svi.ip.network:
-                raise CliError("% VRRP address must be in the interface subnet")
-            inst.address = str(address)
-        elif word == "priority":
-            inst.priority = 100 if negate else _int(_arg(sub, 1), 1, 254)
-        elif word == "preempt":
-            inst.preempt = not negate
-        elif word == "advertisement-interval":
-            inst.advertisement_interval = 1 if negate else _int(_arg(sub, 1), 1, 255)
-        elif word == "shutdown":
-            inst.shutdown = not negate
-        else:
-            raise Unrecognized(word, "keyword")
-        return None
-
 
 _TOP = {
     "hostname": SwitchConfig._hostname,
@@ -691,92 +319,3 @@ _TOP = {
     "mlag-vip": SwitchConfig._mlag_vip,
     "interface": SwitchConfig._interface,
 }
-
-
-# ---------------------------------------------------------------------- argument helpers
-def _negation_after_prefix(sub: list[str], negate: bool) -> tuple[bool, list[str]]:
-    """`interface vlan 10 magp 10 no ip virtual-router address`: the flat form of a
-    negation typed inside the instance's sub-mode (the form mellanox.onyx's onyx_magp
-    sends; cxfab's VRRP removals follow it)."""
-    if sub[:1] == ["no"]:
-        if negate or len(sub) == 1:
-            raise CliError("% Incomplete command.")
-        return True, sub[1:]
-    return negate, sub
-
-
-def _need(args: list[str], count: int) -> None:
-    if len(args) < count:
-        raise CliError("% Incomplete command.")
-
-
-def _no_extra(args: list[str]) -> None:
-    if args:
-        raise Unrecognized(args[0], "keyword")
-
-
-def _arg(args: list[str], index: int) -> str:
-    if len(args) <= index:
-        raise CliError("% Incomplete command.")
-    return args[index]
-
-
-def _int(text: str, low: int, high: int) -> int:
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise CliError(f"% Value {text} is out of range ({low}-{high})")
-    return int(text)
-
-
-def _mtu(rest: list[str]) -> int:
-    value = _int(_arg(rest, 1), MTU_MIN, MTU_MAX)
-    if rest[2:] not in ([], ["force"]):
-        raise Unrecognized(rest[2], "keyword")
-    return value
-
-
-def parse_vlan(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 4094:
-        raise CliError(f"% Invalid VLAN ID {text} (valid range is 1-4094)")
-    return int(text)
-
-
-def parse_vlan_list(text: str) -> list[int]:
-    vlans: list[int] = []
-    for part in text.split(","):
-        low, _, high = part.partition("-")
-        first, last = parse_vlan(low), parse_vlan(high or low)
-        if last < first:
-            raise CliError(f"% Invalid VLAN range {part}")
-        vlans.extend(range(first, last + 1))
-    return vlans
-
-
-def parse_id_range(text: str, low: int, high: int) -> list[int]:
-    first, _, last = text.partition("-")
-    start, end = _int(first, low, high), _int(last or first, low, high)
-    if end < start:
-        raise CliError(f"% Invalid interface range {text}")
-    return list(range(start, end + 1))
-
-
-def parse_ethernet_range(text: str) -> list[str]:
-    match = re.fullmatch(r"1/(\d+)(?:-(?:1/)?(\d+))?", text)
-    if not match:
-        raise CliError(f"% Invalid interface ethernet {text}")
-    first = int(match.group(1))
-    last = int(match.group(2) or first)
-    names = [f"1/{n}" for n in range(first, last + 1)]
-    if not names or any(name not in ETHERNET_PORTS for name in names):
-        raise CliError(f"% Interface ethernet {text} does not exist")
-    return names
-
-
-def parse_ip(text: str) -> ipaddress.IPv4Interface:
-    """a.b.c.d/len, a.b.c.d/255.255.255.0 or a bare a.b.c.d (host)."""
-    try:
-        iface = ipaddress.IPv4Interface(text)
-    except ValueError:
-        raise CliError(f"% Invalid IP address {text}") from None
-    if "/" in text and iface.network.prefixlen == 0:
-        raise CliError(f"% Invalid prefix length in {text}")
-    return iface

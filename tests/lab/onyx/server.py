@@ -28,7 +28,7 @@ import paramiko
 from .cli import Session
 from .dataplane_agent import DataplaneAgent, Target
 from .lldp import LldpReader
-from .model import CliError
+from .objects import CliError
 from .runcfg import config_lines
 from .switch import Identity, Keepalive, Switch
 
