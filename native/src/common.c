@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <netdb.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -144,6 +145,20 @@ int split_host_port(const char *text, char *host, size_t host_len, char *port, s
         host[hlen] = '\0';
     }
     strcpy(port, colon + 1);
+    return 0;
+}
+
+int resolve_address(const char *addr, int passive, struct addrinfo **res)
+{
+    char host[256], port[32];
+    if (split_host_port(addr, host, sizeof(host), port, sizeof(port)) != 0)
+        return -1;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+    if (passive)
+        hints.ai_flags = AI_PASSIVE;
+    int rc = getaddrinfo(host[0] && strcmp(host, "*") != 0 ? host : NULL, port, &hints, res);
+    if (rc != 0)
+        return err_msg("getaddrinfo %s: %s", addr, gai_strerror(rc));
     return 0;
 }
 

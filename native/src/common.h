@@ -40,6 +40,11 @@ uint64_t grid_checksum(const double *grid, size_t count);
 /* Splits "ADDR:PORT" at the last colon. Copies ADDR into host and PORT into port. */
 int split_host_port(const char *text, char *host, size_t host_len, char *port, size_t port_len);
 
+struct addrinfo;
+/* Resolves "ADDR:PORT" for a stream socket (ADDR empty or "*" with passive: any
+ * address); the caller frees *res with freeaddrinfo(). -1 with a message on failure. */
+int resolve_address(const char *addr, int passive, struct addrinfo **res);
+
 void *alloc_aligned(size_t bytes); /* page aligned, zeroed, NULL with message on failure */
 
 #endif

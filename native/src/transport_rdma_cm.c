@@ -130,20 +130,6 @@ static void fill_conn_data(struct rdma_transport *rt, struct conn_data *cd)
     cd->rkey = rt->recv_mr->rkey;
 }
 
-static int resolve(const char *addr, int passive, struct addrinfo **res)
-{
-    char host[256], port[32];
-    if (split_host_port(addr, host, sizeof(host), port, sizeof(port)) != 0)
-        return -1;
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
-    if (passive)
-        hints.ai_flags = AI_PASSIVE;
-    int rc = getaddrinfo(host[0] && strcmp(host, "*") != 0 ? host : NULL, port, &hints, res);
-    if (rc != 0)
-        return err_msg("getaddrinfo %s: %s", addr, gai_strerror(rc));
-    return 0;
-}
-
 static int open_cm(struct rdma_transport *rt, struct rdma_cm_id **id)
 {
     rt->cm_channel = rdma_create_event_channel();
@@ -161,7 +147,7 @@ int rdma_transport_listen(struct transport *t, const char *addr, char *bound, si
     struct rdma_transport *rt = rdma_of(t);
     struct addrinfo *res = NULL;
     int rc = -1;
-    if (resolve(addr, 1, &res) != 0)
+    if (resolve_address(addr, 1, &res) != 0)
         return -1;
     if (open_cm(rt, &rt->listen_id) != 0)
         goto out;
@@ -229,7 +215,7 @@ int rdma_transport_connect(struct transport *t, const char *addr)
     struct addrinfo *res = NULL;
     struct rdma_cm_event *ev;
     int rc = -1;
-    if (resolve(addr, 0, &res) != 0)
+    if (resolve_address(addr, 0, &res) != 0)
         return -1;
     if (open_cm(rt, &rt->id) != 0)
         goto out;

@@ -98,20 +98,6 @@ static int io_all(struct transport *t, int fd, void *buf, size_t len, int writin
     return 0;
 }
 
-static int resolve(const char *addr, int passive, struct addrinfo **res)
-{
-    char host[256], port[32];
-    if (split_host_port(addr, host, sizeof(host), port, sizeof(port)) != 0)
-        return -1;
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
-    if (passive)
-        hints.ai_flags = AI_PASSIVE;
-    int rc = getaddrinfo(host[0] && strcmp(host, "*") != 0 ? host : NULL, port, &hints, res);
-    if (rc != 0)
-        return err_msg("getaddrinfo %s: %s", addr, gai_strerror(rc));
-    return 0;
-}
-
 static int setup_buffers(struct tcp_transport *tt)
 {
     const struct session *s = &tt->base.session;
@@ -132,7 +118,7 @@ static int tcp_listen(struct transport *t, const char *addr, char *bound, size_t
 {
     struct tcp_transport *tt = tcp_of(t);
     struct addrinfo *res = NULL;
-    if (resolve(addr, 1, &res) != 0)
+    if (resolve_address(addr, 1, &res) != 0)
         return -1;
     int rc = -1, one = 1;
     tt->listen_fd = tt->so->socket(res->ai_family, SOCK_STREAM);
@@ -202,7 +188,7 @@ static int tcp_connect(struct transport *t, const char *addr)
 {
     struct tcp_transport *tt = tcp_of(t);
     struct addrinfo *res = NULL;
-    if (resolve(addr, 0, &res) != 0)
+    if (resolve_address(addr, 0, &res) != 0)
         return -1;
     int rc = -1;
     /* The server may still be starting: retry refused connections until the timeout. */
