@@ -86,7 +86,9 @@ options:
         netlink. Its revert timer is a NetworkManager checkpoint of the intended
         devices that exist (D-Bus C(CheckpointCreate) through C(busctl)), destroyed by
         M(cxfab_host_network_confirm); not confirmed in time, NetworkManager rolls back.
-        IPoIB interfaces are refused on this backend for now.
+        An IPoIB interface gets a profile of type infiniband with its transport mode
+        and MTU, which NetworkManager sets on activation; the module reads both back
+        from sysfs and fails (and rolls back) where they differ.
       - C(netplan) changes the links over netlink like C(networkd), then writes cxfab's
         own netplan file (I(netplan_dir)/C(60-cxfab.yaml), 0600) and each VLAN's egress
         map as a drop-in of the netdev netplan generates

@@ -169,6 +169,25 @@ def resolve(root: str, interfaces: list[dict], nics: list[dict]) -> dict[str, di
     return resolved
 
 
+def with_states(view: dict, states: dict[str, dict]) -> dict:
+    """A link diff view plus each IPoIB interface's sysfs mode and MTU."""
+    for name, state in states.items():
+        view[name] = {**(view.get(name) or {}), "ipoib": dict(state)}
+    return view
+
+
+def report(found: dict[str, dict], states: dict[str, dict]) -> dict[str, dict]:
+    """Each interface's mode and MTU with where resolve() found it (RDMA device, IB port)."""
+    return {
+        name: {
+            **states[name],
+            "device": entry["found"]["device"],
+            "ib_port": entry["found"]["ib_port"],
+        }
+        for name, entry in found.items()
+    }
+
+
 def port_path(nics: list[dict], interface: dict) -> str:
     for n, nic in enumerate(nics or []):
         if nic.get("name") != interface.get("nic"):

@@ -144,17 +144,6 @@ def _view(intent, links):
     }
 
 
-def _where(entry: dict) -> dict:
-    return {"device": entry["found"]["device"], "ib_port": entry["found"]["ib_port"]}
-
-
-def _with_ipoib(view: dict, states: dict) -> dict:
-    """The diff view plus each IPoIB interface's sysfs mode and MTU."""
-    for name, state in states.items():
-        view[name] = {**(view.get(name) or {}), "ipoib": dict(state)}
-    return view
-
-
 ARGUMENT_SPEC = {
     "structured": {"type": "dict", "required": True},
     "ssh_connection": {"type": "str", "default": ""},
@@ -214,8 +203,9 @@ def run(module) -> dict:
             module.fail_json(msg=str(exc), path=exc.path, protected=seeds, changed=False)
         if backend == "networkmanager":
             return network_nm.run(
-                module, ipr, intent, structured, links, actions, protected, _view, read_links
-            )
+                module, ipr, intent, structured, links, actions, protected, _view, read_links,
+                ipoib_found=found,
+            )  # fmt: skip
         boot, leftover, files = None, [], []
         if backend == "netplan":
             if params["persist"]:
@@ -224,11 +214,11 @@ def run(module) -> dict:
             files = file_changes(directory, wanted_files, NETWORKD_PREFIX)
             leftover = network_netplan.leftover(params["netplan_dir"], directory)
             files += [f"remove {path}" for path in leftover]
-        before = _with_ipoib(_view(intent, links), ipoib_before)
+        before = ipoib.with_states(_view(intent, links), ipoib_before)
         timer = {"armed": False}
         ipoib_after = ipoib.simulate(ipoib_before, ipoib_actions)
         if module.check_mode or not (actions or files or ipoib_actions):
-            after = _with_ipoib(_view(intent, simulate(links, actions)), ipoib_after)
+            after = ipoib.with_states(_view(intent, simulate(links, actions)), ipoib_after)
         else:
             if params["revert_seconds"]:
                 timer = arm_timer(module, intent, links, wanted_files, ipoib_before, boot, leftover)
@@ -237,7 +227,7 @@ def run(module) -> dict:
                 ipoib.apply(params["root"], ipoib_actions)
                 ipoib_after = ipoib.verify(params["root"], interfaces)
                 after = change(module, ipr, intent, actions, wanted_files, files, boot, leftover)
-                after = _with_ipoib(after, ipoib_after)
+                after = ipoib.with_states(after, ipoib_after)
             except (NetlinkError, OSError, RuntimeError) as exc:
                 fail_and_restore(module, exc, timer, ipoib_actions + actions, files)
     differs = before != after or bool(files)
@@ -246,7 +236,7 @@ def run(module) -> dict:
         "changed": differs,
         "differs": differs,
         "actions": [describe(a) for a in ipoib_actions + actions],
-        "ipoib": {name: {**ipoib_after[name], **_where(entry)} for name, entry in found.items()},
+        "ipoib": ipoib.report(found, ipoib_after),
         "protected": protected,
         "links": after,
         "intent": intent,

@@ -9,6 +9,16 @@ egress maps NetworkManager left short are completed over netlink (net/nmegress.p
 The revert timer is a NetworkManager checkpoint of the existing intended devices
 (net/nmcheckpoint.py through rollback.arm_checkpoint): not confirmed in time,
 NetworkManager restores the profiles and links itself.
+
+IPoIB: the interface's profile (type infiniband) carries its transport mode and MTU,
+and NetworkManager sets both on the device when it activates the profile (the
+`transport-mode` property was added "and set up properly on the device in
+NMDeviceInfiniband", NetworkManager commit 3e74234e, 2011; a device that cannot take
+connected mode fails with NM_DEVICE_STATE_REASON_INFINIBAND_MODE). The stage writes no
+sysfs file itself: it reads mode and MTU back (net/ipoib.verify) after the activation,
+and a difference fails the change and rolls the checkpoint back. No kernel here has an
+InfiniBand link layer, so this path is proven with NetworkManager's part faked
+(tests/unit/test_hostnet_nm_ipoib.py), not on a real NetworkManager.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from __future__ import annotations
 import subprocess
 import time
 
-from ..net import agent, nmapply, nmegress, rollback
+from ..net import agent, ipoib, nmapply, nmegress, rollback
 from ..net.linkplan import describe, plan, simulate, stale_links
 from ..net.netlink import apply as apply_links
 
@@ -34,11 +44,16 @@ def intended_interfaces(intent: dict) -> list[str]:
     names = [m["name"] for m in intent["members"]]
     if intent["bond"]:
         names.append(intent["bond"]["name"])
+    names += [i["name"] for i in intent.get("ipoib") or []]
     return names + [v["name"] for v in intent["vlans"]]
 
 
-def run(module, ipr, intent, structured, links, actions, protected, view, read_links) -> dict:
-    """Check, or apply through NetworkManager; the result dict of cxfab_host_network."""
+def run(
+    module, ipr, intent, structured, links, actions, protected, view, read_links, ipoib_found=None
+) -> dict:
+    """Check, or apply through NetworkManager; the result dict of cxfab_host_network.
+
+    `ipoib_found`: net/ipoib.resolve's reading of the intended IPoIB interfaces."""
     params = module.params
     if not params["persist"]:
         module.fail_json(
@@ -46,20 +61,20 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             "applies the network from cxfab's profiles, so they are always written",
             changed=False,
         )
-    if intent.get("ipoib"):
-        module.fail_json(
-            msg="IPoIB interfaces through NetworkManager are not applied yet (issue 28): "
-            "the structured config lists " + ", ".join(i["name"] for i in intent["ipoib"]),
-            changed=False,
-        )
+    interfaces = intent.get("ipoib") or []
+    found = ipoib_found or {}
+    ipoib_before = {name: entry["state"] for name, entry in found.items()}
+    # What NetworkManager's activation is to set: the diff and the actions show it.
+    ipoib_actions = ipoib.plan(interfaces, ipoib_before)
+    ipoib_after = ipoib.simulate(ipoib_before, ipoib_actions)
     directory = params["nm_keyfile_dir"]
     files = nmapply.render(structured)
     changes = nmapply.plan(directory, files)
-    before = view(intent, links)
+    before = ipoib.with_states(view(intent, links), ipoib_before)
     timer = {"armed": False}
     steps: list[str] = []
-    if module.check_mode or not (actions or changes):
-        after = view(intent, simulate(links, actions))
+    if module.check_mode or not (actions or changes or ipoib_actions):
+        after = ipoib.with_states(view(intent, simulate(links, actions)), ipoib_after)
     else:
         runner = _runner(module)
         if params["revert_seconds"]:
@@ -73,7 +88,8 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
             except (rollback.RollbackError, OSError) as exc:
                 module.fail_json(msg=f"could not arm the revert timer, nothing changed: {exc}")
         try:
-            nmapply.apply(runner, directory, files, relink=bool(actions), done=steps)
+            relink = bool(actions or ipoib_actions)
+            nmapply.apply(runner, directory, files, relink=relink, done=steps)
             links = read_links(ipr)
             # NetworkManager 1.42/1.44 (and 1.46-1.50 before their backports) programs one
             # entry of each VLAN egress map (net/nmegress.py): the map is completed over
@@ -95,9 +111,11 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
                 raise NotConverged(
                     "links did not converge: " + "; ".join(describe(a) for a in left)
                 )
-            after = view(intent, links)
+            # NetworkManager set mode and MTU on activation; read back, never assumed.
+            ipoib_after = ipoib.verify(params["root"], interfaces)
+            after = ipoib.with_states(view(intent, links), ipoib_after)
         except (nmapply.NMApplyError, NetlinkError, OSError, RuntimeError) as exc:
-            _fail_and_restore(module, exc, timer, actions, changes, steps)
+            _fail_and_restore(module, exc, timer, ipoib_actions + actions, changes, steps)
     persisted = nmapply.read_back(directory)
     differs = before != after or bool(changes)
     agent_files = _install_agent(module, intent)
@@ -105,9 +123,9 @@ def run(module, ipr, intent, structured, links, actions, protected, view, read_l
         "changed": differs or bool(agent_files),
         "differs": differs,
         "backend": "networkmanager",
-        "actions": [describe(a) for a in actions],
+        "actions": [describe(a) for a in ipoib_actions + actions],
         "steps": steps,
-        "ipoib": {},
+        "ipoib": ipoib.report(found, ipoib_after),
         "protected": protected,
         "links": after,
         "intent": intent,
