@@ -164,6 +164,39 @@ def test_networkmanager_loads_the_lab_hosts_keyfiles_as_the_structured_config_sa
         assert (target / name).stat().st_mode & 0o777 == 0o600
 
 
+def test_networkmanager_loads_the_ipoib_keyfiles_with_their_mode_and_mtu(box):
+    """The infiniband profiles host_network writes for IPoIB, loaded by the real
+    NetworkManager and read back through nmcli. Activating them needs an IPoIB device,
+    which no kernel here has (docs/host-network-backends.md): this shows NetworkManager
+    takes mode and MTU from cxfab's file as the structured config says."""
+    interfaces = [
+        {"name": "ibp59s0", "mode": "connected", "mtu": 65520, "addresses": ["12.0.100.25/24"]},
+        {"name": "ibp59s0f1", "mode": "datagram", "mtu": 2044, "addresses": []},
+    ]
+    files = nmkeyfile.render_keyfiles({"bond": None, "members": [], "vlans": []}, interfaces)
+    target = box.workdir / "etc" / "system-connections"
+    for name, text in files.items():
+        (target / name).write_text(text)
+        (target / name).chmod(nmkeyfile.KEYFILE_MODE)
+    done = box.run(["nmcli", "connection", "load", *(f"{KEYFILES}/{name}" for name in files)])
+    assert done.returncode == 0, done.stderr + box.log()[-2000:]
+    for interface in interfaces:
+        out = box.run(["nmcli", "-g", "connection.type,connection.interface-name,"
+                       "infiniband.transport-mode,infiniband.mtu,ipv4.method,ipv4.addresses",
+                       "connection", "show", f"cxfab-{interface['name']}"])  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        kind, device, mode, mtu, method, addresses = out.stdout.splitlines()
+        assert (kind, device, mode, int(mtu)) == (
+            "infiniband", interface["name"], interface["mode"], interface["mtu"]
+        )  # fmt: skip
+        assert (method, addresses) == (
+            ("manual", interface["addresses"][0]) if interface["addresses"] else ("disabled", "")
+        )
+    assert nmkeyfile.read_keyfiles({n: (target / n).read_text() for n in files})["ipoib"] == [
+        {k: i[k] for k in ("name", "mode", "mtu", "addresses")} for i in interfaces
+    ]
+
+
 def test_apply_activates_removes_a_stale_profile_and_a_second_apply_changes_nothing(box):
     stale = _ethernet("ens1f1", 1500, "10.9.0.1/24")
     first = _apply(box, stale)
