@@ -17,8 +17,9 @@ NMDeviceInfiniband", NetworkManager commit 3e74234e, 2011; a device that cannot 
 connected mode fails with NM_DEVICE_STATE_REASON_INFINIBAND_MODE). The stage writes no
 sysfs file itself: it reads mode and MTU back (net/ipoib.verify) after the activation,
 and a difference fails the change and rolls the checkpoint back. No kernel here has an
-InfiniBand link layer, so this path is proven with NetworkManager's part faked
-(tests/unit/test_hostnet_nm_ipoib.py), not on a real NetworkManager.
+InfiniBand link layer: the activation is proven with NetworkManager's part faked
+(tests/unit/test_hostnet_nm_ipoib.py); a real NetworkManager loads the profile with its
+mode and MTU (tests/integration/test_networkmanager_apply.py).
 """
 
 from __future__ import annotations
