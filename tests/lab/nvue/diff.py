@@ -9,7 +9,7 @@ emulator answers that form, the one the page implies: `[{"set": ...}]` for what 
 adds or changes, then `[{"unset": ...}]` for what B lacks, as the PATCH unset
 form (`null` at the topmost node B lacks, "Unset a Configuration Change"); an
 empty list when A and B are equal. UNCONFIRMED: the answer's shape, the unset
-form, the order of the two entries (docs/switches.md, docs/lab-nvue.md).
+form, the order of the two entries (docs/switches-nvue.md, docs/lab-nvue.md).
 """
 
 from __future__ import annotations

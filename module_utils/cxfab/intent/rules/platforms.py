@@ -3,7 +3,7 @@
 A `cumulus` pair is rendered into the NVUE object tree (switch/nvue/); what the
 Onyx-shaped intent can say but cxfab cannot express (or has not confirmed) in
 NVUE is refused here, by key path, instead of being dropped silently. Each
-refusal names the vendor page behind it; docs/switches.md has the full table.
+refusal names the vendor page behind it; docs/switches-nvue.md has the full table.
 """
 
 from __future__ import annotations

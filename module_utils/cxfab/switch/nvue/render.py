@@ -4,7 +4,7 @@ The tree is what NVUE's REST API PATCHes at /nvue_v1/?rev=N and what
 `nv config show -o json` prints: a CLI path `nv set a b c v` is the tree path
 a.b.c = v, and a keyed set (bond members, addresses, bridge VLANs) is a map of
 keys to `{}`. Every path below is confirmed by an NVIDIA page named beside it
-(docs/switches.md, section NVUE, has the table); spec_nvue59.py keeps their
+(docs/switches-nvue.md has the table); spec_nvue59.py keeps their
 types and enums and spec.validate() checks a rendered tree against it.
 
 Sources (CumulusNetworks/docs, content/cumulus-linux-59/...):
