@@ -1,7 +1,7 @@
 """InfiniBand ports end to end on the controller: IPoIB applied, persisted, read back, verified.
 
 No kernel here or in the lab guests has an InfiniBand device, so this is what is
-emulated, and how (docs/lab.md):
+emulated, and how (docs/lab-cxemu.md, "InfiniBand ports"):
 
 - the card (cxemu): a ConnectX-4 at 0000:3b:00.0/.1 with both ports switched to IB
   (LINK_TYPE_P1/P2=IB), its `ibstat`, and a fake sysfs tree (CXEMU_SYSFS_ROOT) laid
