@@ -110,26 +110,34 @@ def _profiles(box) -> dict:
     return dict(line.rsplit(":", 1) for line in done.stdout.splitlines())
 
 
-def test_networkmanager_loads_the_lab_hosts_keyfiles_as_the_structured_config_says(box):
-    structured = yaml.safe_load(LAB_HOST.read_text())
-    network = structured["network"]
-    files = nmkeyfile.render_keyfiles(network, structured["ipoib"])
+def _load(box, files: dict[str, str]):
+    """Write `files` as cxfab writes keyfiles and have NetworkManager load them; their
+    directory as the controller sees it."""
     target = box.workdir / "etc" / "system-connections"
     for name, text in files.items():
         (target / name).write_text(text)
         (target / name).chmod(nmkeyfile.KEYFILE_MODE)
-    paths = [f"{KEYFILES}/{name}" for name in files]
-    done = box.run(["nmcli", "connection", "load", *paths])
+    done = box.run(["nmcli", "connection", "load", *(f"{KEYFILES}/{name}" for name in files)])
     assert done.returncode == 0, done.stderr + box.log()[-2000:]
+    return target
 
-    def show(profile, fields):
-        out = box.run(["nmcli", "-g", fields, "connection", "show", profile])
-        assert out.returncode == 0, out.stderr
-        return out.stdout.splitlines()
+
+def _show(box, profile: str, fields: str) -> list[str]:
+    """`nmcli -g fields connection show profile`, a line per field."""
+    out = box.run(["nmcli", "-g", fields, "connection", "show", profile])
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_networkmanager_loads_the_lab_hosts_keyfiles_as_the_structured_config_says(box):
+    structured = yaml.safe_load(LAB_HOST.read_text())
+    network = structured["network"]
+    files = nmkeyfile.render_keyfiles(network, structured["ipoib"])
+    target = _load(box, files)
 
     bond = network["bond"]
-    options, mtu, method, addresses, ipv6 = show(
-        f"cxfab-{bond['name']}", "bond.options,802-3-ethernet.mtu,ipv4.method,"
+    options, mtu, method, addresses, ipv6 = _show(
+        box, f"cxfab-{bond['name']}", "bond.options,802-3-ethernet.mtu,ipv4.method,"
         "ipv4.addresses,ipv6.method"
     )  # fmt: skip
     assert dict(o.split("=") for o in options.split(",")) == {
@@ -142,12 +150,15 @@ def test_networkmanager_loads_the_lab_hosts_keyfiles_as_the_structured_config_sa
         bond["mtu"], "manual", ", ".join(bond["addresses"]), "disabled"
     )  # fmt: skip
     for member in network["members"]:
-        master, kind, mtu = show(
-            f"cxfab-{member['name']}", "connection.master,connection.slave-type,802-3-ethernet.mtu"
+        master, kind, mtu = _show(
+            box,
+            f"cxfab-{member['name']}",
+            "connection.master,connection.slave-type,802-3-ethernet.mtu",
         )
         assert (master, kind, int(mtu)) == (bond["name"], "bond", member["mtu"])
     for vlan in network["vlans"]:
-        vid, parent, egress, mtu, addresses = show(
+        vid, parent, egress, mtu, addresses = _show(
+            box,
             f"cxfab-{vlan['name']}",
             "vlan.id,vlan.parent,vlan.egress-priority-map,802-3-ethernet.mtu,ipv4.addresses",
         )
@@ -174,18 +185,13 @@ def test_networkmanager_loads_the_ipoib_keyfiles_with_their_mode_and_mtu(box):
         {"name": "ibp59s0f1", "mode": "datagram", "mtu": 2044, "addresses": []},
     ]
     files = nmkeyfile.render_keyfiles({"bond": None, "members": [], "vlans": []}, interfaces)
-    target = box.workdir / "etc" / "system-connections"
-    for name, text in files.items():
-        (target / name).write_text(text)
-        (target / name).chmod(nmkeyfile.KEYFILE_MODE)
-    done = box.run(["nmcli", "connection", "load", *(f"{KEYFILES}/{name}" for name in files)])
-    assert done.returncode == 0, done.stderr + box.log()[-2000:]
+    target = _load(box, files)
+    fields = ("connection.type,connection.interface-name,infiniband.transport-mode,"
+              "infiniband.mtu,ipv4.method,ipv4.addresses")  # fmt: skip
     for interface in interfaces:
-        out = box.run(["nmcli", "-g", "connection.type,connection.interface-name,"
-                       "infiniband.transport-mode,infiniband.mtu,ipv4.method,ipv4.addresses",
-                       "connection", "show", f"cxfab-{interface['name']}"])  # fmt: skip
-        assert out.returncode == 0, out.stderr
-        kind, device, mode, mtu, method, addresses = out.stdout.splitlines()
+        kind, device, mode, mtu, method, addresses = _show(
+            box, f"cxfab-{interface['name']}", fields
+        )
         assert (kind, device, mode, int(mtu)) == (
             "infiniband", interface["name"], interface["mode"], interface["mtu"]
         )  # fmt: skip

@@ -15,6 +15,7 @@ import configparser
 import pytest
 from cxfab.host.net import ipoib, nmapply
 from cxfab.host.stages import network_nm
+from cxfab.structured import nmkeyfile
 
 from tests.unit.test_hostnet_ipoib import NICS, add_function
 from tests.unit.test_hostnet_ipoib import intent as ipoib_intent
@@ -75,6 +76,16 @@ def fake_networkmanager(monkeypatch, tmp_path, takes_connected=True):
     return calls
 
 
+def profiles_on_disk(tmp_path):
+    """cxfab's keyfiles where the stage looks for them, as a load by NetworkManager
+    leaves them (the fake activation writes none)."""
+    directory = tmp_path / "keyfiles"
+    directory.mkdir()
+    for name, text in nmapply.render(STRUCTURED).items():
+        (directory / name).write_text(text)
+        (directory / name).chmod(nmkeyfile.KEYFILE_MODE)
+
+
 def stage(tmp_path, found, check_mode=False):
     return network_nm.run(
         Module(tmp_path, check_mode), None, INTENT, STRUCTURED, LINKS, [], {},
@@ -118,11 +129,7 @@ def test_networkmanager_sets_them_the_stage_reads_them_back_and_a_second_run_doe
     assert result["steps"] == [f"activated cxfab-{NAME}"]
     # The profile written by the fake is not on disk (nmapply.apply is faked): write it
     # as NetworkManager's load would find it, then nothing is left to do.
-    directory = tmp_path / "keyfiles"
-    directory.mkdir()
-    for name, text in nmapply.render(STRUCTURED).items():
-        (directory / name).write_text(text)
-        (directory / name).chmod(0o600)
+    profiles_on_disk(tmp_path)
     again = stage(tmp_path, ipoib.resolve(str(tmp_path), STRUCTURED["ipoib"], NICS))
     assert len(calls) == 1, "a second run activated a profile"
     assert (again["changed"], again["actions"], again["files"]) == (False, [], [])
@@ -131,11 +138,7 @@ def test_networkmanager_sets_them_the_stage_reads_them_back_and_a_second_run_doe
 def test_a_mode_changed_by_hand_reactivates_the_profiles(tmp_path, monkeypatch):
     """The keyfile is unchanged; only the device differs: every profile is brought up."""
     calls = fake_networkmanager(monkeypatch, tmp_path)
-    directory = tmp_path / "keyfiles"
-    directory.mkdir()
-    for name, text in nmapply.render(STRUCTURED).items():
-        (directory / name).write_text(text)
-        (directory / name).chmod(0o600)
+    profiles_on_disk(tmp_path)
     result = stage(tmp_path, host(tmp_path, mode="datagram", mtu=2044))
     assert result["files"] == [] and calls[0]["relink"] is True
     assert result["ipoib"][NAME]["mode"] == "connected"
