@@ -9,16 +9,16 @@ import sys
 import time
 from types import SimpleNamespace
 
-import cxfab.host.net as hostnet
 import pytest
-from cxfab.host.net import agent, bonding, ipoib, linkplan, netlink, restore, rollback
+from cxfab.host.net import rollback
+from cxfab.host.stages.network import watchdog_sources
 
 PREFIX = "60-cxfab-"
 
 
 def sources():
-    modules = [hostnet, bonding, ipoib, linkplan, restore, netlink, rollback]
-    return agent.package_sources(modules, rollback.PACKAGE_FILES)
+    """What the module installs for the watchdog (rollback.PACKAGE_FILES)."""
+    return watchdog_sources()
 
 
 class FakeRunner:
@@ -229,6 +229,7 @@ def test_installed_copy_imports_everything_the_restore_needs(tmp_path):
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
         "import cxfab.host.net.netlink, cxfab.host.net.restore, cxfab.host.net.ipoib; "
+        "import cxfab.host.net.pyroute2_lean; "
         "import cxfab.host.net.rollback as r; "
         "print(r.__file__)"
     )

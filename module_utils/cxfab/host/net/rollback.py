@@ -42,6 +42,7 @@ PACKAGE_FILES = (
     "cxfab/host/net/linkplan.py",
     "cxfab/host/net/restore.py",
     "cxfab/host/net/netlink.py",
+    "cxfab/host/net/pyroute2_lean.py",
     "cxfab/host/net/rollback.py",
 )
 
@@ -398,11 +399,11 @@ def restore(record: dict) -> tuple[list[str], list[str]]:
     before = record["links"]
     if before:
         try:
-            from pyroute2 import IPRoute
-
             from .netlink import apply, read_links
+            from .pyroute2_lean import load
 
-            with IPRoute() as ipr:
+            iproute, _netlink_error = load()
+            with iproute() as ipr:
                 for _ in range(3):
                     actions = restore_plan(before, read_links(ipr))
                     if not actions:

@@ -22,6 +22,7 @@ from ..net import (
     ipoib,
     linkplan,
     netlink,
+    pyroute2_lean,
     restore,
     rollback,
 )
@@ -31,9 +32,7 @@ from ..net.netlink import apply, read_links
 from . import network_netplan, network_nm
 
 try:
-    from pyroute2 import IPRoute
-    from pyroute2.netlink.exceptions import NetlinkError
-
+    IPRoute, NetlinkError = pyroute2_lean.load()
     PYROUTE2_IMPORT_ERROR = None
 except ImportError as exc:  # pragma: no cover - reported through fail_json
     IPRoute = None
@@ -132,7 +131,7 @@ def write_files(directory: str, files: dict, prefix: str) -> None:
 
 def watchdog_sources() -> dict[str, str]:
     """The package files the revert watchdog runs, from this module's own payload."""
-    modules = [hostnet, bonding, ipoib, linkplan, restore, netlink, rollback]
+    modules = [hostnet, bonding, ipoib, linkplan, restore, netlink, pyroute2_lean, rollback]
     return agent.package_sources(modules, rollback.PACKAGE_FILES)
 
 

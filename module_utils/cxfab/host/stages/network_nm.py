@@ -30,9 +30,10 @@ import time
 from ..net import agent, ipoib, nmapply, nmegress, rollback
 from ..net.linkplan import describe, plan, simulate, stale_links
 from ..net.netlink import apply as apply_links
+from ..net.pyroute2_lean import load as load_pyroute2
 
 try:
-    from pyroute2.netlink.exceptions import NetlinkError
+    _, NetlinkError = load_pyroute2()
 except ImportError:  # pragma: no cover - network.py reports the missing library
     NetlinkError = OSError
 
