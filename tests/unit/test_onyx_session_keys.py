@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-import netmiko
 import pytest
 from paramiko.ssh_exception import BadHostKeyException, SSHException
 
+from module_utils.cxfab.switch.onyx import session as session_module
 from module_utils.cxfab.switch.onyx.session import HostKeyError, OnyxSession
 
 
@@ -34,16 +34,18 @@ def test_checking_without_a_file_is_refused(known_hosts):
 
 
 def refusing(error: Exception):
+    """A connection class whose every connection fails with `error`."""
+
     def connect(**_params):
         raise error
 
-    return connect
+    return lambda: connect
 
 
 def test_an_unknown_key_names_the_entry_the_file_and_how_to_add_it(monkeypatch, tmp_path):
     known = tmp_path / "known_hosts"
     refused = SSHException("Server '[10.0.0.51]:2201' not found in known_hosts")
-    monkeypatch.setattr(netmiko, "ConnectHandler", refusing(refused))
+    monkeypatch.setattr(session_module, "_connection_class", refusing(refused))
     cli = OnyxSession("10.0.0.51", 2201, "admin", "secret", known_hosts=str(known))
     with pytest.raises(HostKeyError) as caught:
         cli.open()
@@ -58,7 +60,7 @@ def test_a_changed_key_stops_with_its_own_message(monkeypatch, tmp_path):
     known.write_text("")
     key = type("Key", (), {"get_base64": lambda self: "AAAA", "get_name": lambda self: "rsa"})
     changed = BadHostKeyException("10.0.0.51", key(), key())
-    monkeypatch.setattr(netmiko, "ConnectHandler", refusing(changed))
+    monkeypatch.setattr(session_module, "_connection_class", refusing(changed))
     cli = session(known_hosts=str(known))
     with pytest.raises(HostKeyError, match=r"10.0.0.51:22: the SSH host key CHANGED"):
         cli.open()
