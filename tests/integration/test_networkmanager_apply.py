@@ -89,7 +89,7 @@ def _ethernet(interface: str, mtu: int, address: str) -> dict[str, str]:
     return {f"{nmkeyfile.connection_id(interface)}{nmkeyfile.SUFFIX}": text}
 
 
-def _apply(box, files: dict, relink: bool = False) -> dict:
+def _apply(box, files: dict, relink=()) -> dict:
     return _py(
         box,
         f"""
@@ -97,7 +97,7 @@ def _apply(box, files: dict, relink: bool = False) -> dict:
         from cxfab.host.net import nmapply
         files = {files!r}
         plan = nmapply.plan({KEYFILES!r}, files)
-        steps = nmapply.apply(subprocess.run, {KEYFILES!r}, files, relink={relink!r})
+        steps = nmapply.apply(subprocess.run, {KEYFILES!r}, files, relink={list(relink)!r})
         print(json.dumps({{"plan": plan, "steps": steps,
                           "after": nmapply.plan({KEYFILES!r}, files),
                           "read": nmapply.read_back({KEYFILES!r})}}))
@@ -226,16 +226,21 @@ def test_apply_activates_removes_a_stale_profile_and_a_second_apply_changes_noth
     assert _profiles(box)["cxfab-ens1f0"] == "ens1f0"
 
 
-def test_live_drift_is_put_back_by_reactivating_the_unchanged_profile(box):
-    wanted = _ethernet("ens1f0", 9000, "10.1.0.1/24")
+def test_live_drift_is_put_back_by_reactivating_only_the_drifted_profile(box):
+    wanted = {
+        **_ethernet("ens1f0", 9000, "10.1.0.1/24"),
+        **_ethernet("ens1f1", 9000, "10.2.0.1/24"),
+    }
     _apply(box, wanted)
     for change in (["link", "set", "ens1f0", "mtu", "1500"],
                    ["address", "del", "10.1.0.1/24", "dev", "ens1f0"]):  # fmt: skip
         assert box.run(["ip", *change]).returncode == 0
     assert _links(box)["ens1f0"] == {"mtu": 1500, "addresses": []}
-    again = _apply(box, wanted, relink=True)  # the stage sets relink when netlink differs
+    # The stage names the interfaces whose live link differs (profiles_to_relink).
+    again = _apply(box, wanted, relink=["ens1f0"])
     assert (again["plan"], again["steps"]) == ([], ["activated cxfab-ens1f0"])
     assert _links(box)["ens1f0"] == {"mtu": 9000, "addresses": ["10.1.0.1/24"]}
+    assert _links(box)["ens1f1"] == {"mtu": 9000, "addresses": ["10.2.0.1/24"]}
 
 
 def test_a_checkpoint_not_confirmed_in_time_is_rolled_back_by_networkmanager(box):

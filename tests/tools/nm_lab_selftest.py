@@ -197,7 +197,7 @@ def inside(structured_path: str) -> dict:
     start = time.monotonic()
     out["first"] = {
         "plan": nmapply.plan(KEYFILES, files),
-        "steps": nmapply.apply(timed, KEYFILES, files, relink=False),
+        "steps": nmapply.apply(timed, KEYFILES, files, relink=()),
         "calls": calls,
     }
     out["first"]["seconds"] = round(time.monotonic() - start, 1)
@@ -208,7 +208,7 @@ def inside(structured_path: str) -> dict:
     start = time.monotonic()
     out["again"] = {
         "plan": nmapply.plan(KEYFILES, files),
-        "steps": nmapply.apply(subprocess.run, KEYFILES, files, relink=False),
+        "steps": nmapply.apply(subprocess.run, KEYFILES, files, relink=()),
     }
     out["again"]["seconds"] = round(time.monotonic() - start, 1)
     out["again"]["links"] = links()

@@ -121,7 +121,7 @@ def test_networkmanager_sets_them_the_stage_reads_them_back_and_a_second_run_doe
 ):
     calls = fake_networkmanager(monkeypatch, tmp_path)
     result = stage(tmp_path, host(tmp_path))
-    assert len(calls) == 1 and calls[0]["relink"] is True
+    assert len(calls) == 1 and calls[0]["relink"] == [NAME]
     assert (sysfs(tmp_path, "mode"), sysfs(tmp_path, "mtu")) == ("connected", "65520")
     assert result["ipoib"][NAME] == {
         "mode": "connected", "mtu": 65520, "device": "mlx5_0", "ib_port": 1
@@ -135,12 +135,12 @@ def test_networkmanager_sets_them_the_stage_reads_them_back_and_a_second_run_doe
     assert (again["changed"], again["actions"], again["files"]) == (False, [], [])
 
 
-def test_a_mode_changed_by_hand_reactivates_the_profiles(tmp_path, monkeypatch):
-    """The keyfile is unchanged; only the device differs: every profile is brought up."""
+def test_a_mode_changed_by_hand_reactivates_its_profile(tmp_path, monkeypatch):
+    """The keyfile is unchanged; only the device differs: its profile is brought up."""
     calls = fake_networkmanager(monkeypatch, tmp_path)
     profiles_on_disk(tmp_path)
     result = stage(tmp_path, host(tmp_path, mode="datagram", mtu=2044))
-    assert result["files"] == [] and calls[0]["relink"] is True
+    assert result["files"] == [] and calls[0]["relink"] == [NAME]
     assert result["ipoib"][NAME]["mode"] == "connected"
 
 

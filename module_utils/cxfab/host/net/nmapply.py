@@ -111,14 +111,15 @@ def _write(path: str, text: str) -> None:
     os.replace(temporary, path)
 
 
-def apply(runner, directory: str, files: dict[str, str], relink: bool, done=None) -> list[str]:
+def apply(runner, directory: str, files: dict[str, str], relink=(), done=None) -> list[str]:
     """Make NetworkManager run exactly cxfab's `files`; returns the steps taken.
 
     Stale cxfab profiles are deleted through NetworkManager (which deactivates them and
     removes their file), a file it does not know is unlinked; changed files are written
-    (0600) and loaded; every profile whose file changed, that is not active, or all of
-    them when the live links differ from the intent (`relink`), is brought up. `done`, when
-    given, collects the steps as they happen (what a failure half way had already done).
+    (0600) and loaded; every profile whose file changed, that is not active, or whose
+    interface is in `relink` (its live link differs from the intent), is brought up.
+    `done`, when given, collects the steps as they happen (what a failure half way had
+    already done).
     """
     done = [] if done is None else done
     known = profiles(runner)
@@ -144,10 +145,11 @@ def apply(runner, directory: str, files: dict[str, str], relink: bool, done=None
         _nmcli(runner, "connection", "load", *written)
         done += [f"wrote and loaded {path}" for path in written]
     active = {row["file"] for row in profiles(runner) if row["state"] == "activated"}
+    relinked = {nmkeyfile.connection_id(interface) + nmkeyfile.SUFFIX for interface in relink}
     ordered = sorted(files, key=lambda n: (ORDER.get(_kind(files[n]), 9), n))
     for name in ordered:
         path = os.path.join(directory, name)
-        if relink or path in written or path not in active:
+        if name in relinked or path in written or path not in active:
             profile = name[: -len(nmkeyfile.SUFFIX)]
             _nmcli(runner, "--wait", str(ACTIVATE_WAIT), "connection", "up", "id", profile)
             done.append(f"activated {profile}")
