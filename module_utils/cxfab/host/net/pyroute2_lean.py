@@ -13,6 +13,9 @@ How: the package object is created from its spec without running its __init__ (w
 unexpected on the way (another pyroute2 layout) drops the partial import and falls back
 to the package's own `import pyroute2`: the lean path can only save time, never change
 which IPRoute is used. When pyroute2 is already imported, its own classes are returned.
+Once the lean path ran, the process's `pyroute2` package object is the bare one: code in
+that process imports names from their own modules (`pyroute2.iproute.linux`), never
+`from pyroute2 import ...`, which finds nothing on it. Every cxfab caller uses load().
 
 Also installed beside rollback.py for the revert watchdog (rollback.PACKAGE_FILES).
 """

@@ -20,6 +20,7 @@ The password never leaves this object: errors carry the host and the cause.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 
@@ -36,11 +37,16 @@ ASYNC_MESSAGE = re.compile(
 )
 
 
-# An Onyx prompt at the end of what the switch sent: `sw1 [standalone: master] > `, `#`
-# in enable mode (docs: prompts look like `sw1 [my-domain: master] #`).
+# An Onyx prompt at the end of what the switch sent: `sw1 [standalone: master] #` in
+# Enable mode (reference.md). The CLI starts in Standard mode (MLNX-OS user manual,
+# "Command Line Interface (CLI)"); its `>` ending is netmiko's and the emulator's, no
+# NVIDIA page shows it: UNCONFIRMED, hence the fallback below.
 LOGIN_PROMPT = r"\S+ \[[^\]]*\] (?:\([^)]*\) )?[>#] ?$"
+# How long the first read waits for that prompt before reading as netmiko does.
+LOGIN_PROMPT_WAIT_S = 10
 
 
+@functools.cache
 def _connection_class():
     """netmiko's `mellanox_mlnxos` class, told what the prompt after login looks like.
 
@@ -49,14 +55,19 @@ def _connection_class():
     (read_channel_timing's last_read): every session opened cost 2.4 s of waiting, the
     most of a deploy that changes nothing (py-spy on cxfab_onyx_deploy, 2026-11-28:
     4.9 s of 7.7 s in two session openings). netmiko's Cisco classes give their first
-    read the prompt's pattern instead; this class does the same with Onyx's prompt, and
-    nothing else differs from ConnectHandler's class.
+    read the prompt's pattern instead; this class does the same with Onyx's prompt. A
+    switch whose prompt does not match within LOGIN_PROMPT_WAIT_S is read the generic way
+    (slower, never refused), and nothing else differs from ConnectHandler's class.
     """
+    from netmiko.exceptions import ReadTimeout
     from netmiko.mellanox.mellanox_mlnxos_ssh import MellanoxMlnxosSSH
 
     class OnyxConnection(MellanoxMlnxosSSH):
         def session_preparation(self) -> None:
-            self._test_channel_read(pattern=LOGIN_PROMPT)
+            try:
+                self.read_until_pattern(pattern=LOGIN_PROMPT, read_timeout=LOGIN_PROMPT_WAIT_S)
+            except ReadTimeout:
+                self._test_channel_read()
             self.set_base_prompt()
             self.set_terminal_width()
             self.disable_paging()
