@@ -69,6 +69,13 @@ def guest_post_mortem(guest: Guest, lines: int = 25) -> str:
     )
 
 
+def pytest_collection_modifyitems(items):
+    """Suites marked `reboot` run after every other: a rebooted guest lacks what no
+    boot-time service restores there (the guests run no systemd), e.g. its soft-RoCE
+    device, which the suites after it would miss. The others keep their order."""
+    items.sort(key=lambda item: item.get_closest_marker("reboot") is not None)
+
+
 @dataclass
 class LabHost:
     """One lab guest reached over SSH (a shared connection per host)."""

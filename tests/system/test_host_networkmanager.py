@@ -11,31 +11,23 @@ runs on both backends. Here:
 1. site.yml handed lab-host2's network to NetworkManager: cxfab's keyfiles and nothing
    else, its profiles active on every link, the management interface unmanaged, the
    links as the structured config says, the change confirmed over a fresh connection
-   under a NetworkManager checkpoint; lab-host1 kept networkd's files;
-2. a reboot of lab-host2's network (NetworkManager stopped, the bond and VLANs deleted,
-   the ports as a boot finds them, NetworkManager started again on the same keyfiles;
-   its dispatcher keeps running) brings everything back as the structured config says,
-   egress maps whole (the host agent through the dispatcher), compared link by link.
-   The soft-RoCE device goes with the deleted bond (at a real boot rdma_stack's systemd
-   unit makes it; the guests run no systemd): the RDMA stage gives it back for the
-   suites after this one.
+   under a NetworkManager checkpoint; lab-host1 kept networkd's files.
 
 A second site.yml changing nothing on either host is test_demo's; the cut-off
-management interface reverted by NetworkManager's checkpoint is test_host_revert's. A
-real reboot of the guest is not shown: its /etc is a tmpfs, the keyfiles would not
-survive it.
+management interface reverted by NetworkManager's checkpoint is test_host_revert's; a
+real reboot of lab-host2 (power-cycled, its network back from the keyfiles on its disk)
+is test_host_reboot's, which runs last.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 
 import pytest
 import yaml
 
 from tests.lab.vm.topology import GUESTS
-from tests.system.nmlinks import REPO, guest_module, show, whole_as_configured
+from tests.system.nmlinks import REPO, guest_module, whole_as_configured
 from tests.tools.nm_lab_selftest import PORTS
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(600)]
@@ -54,11 +46,11 @@ def network():
 
 
 @pytest.fixture(scope="module")
-def mixed(deployed, lab, request) -> dict:
-    """What the deployed lab shows of both hosts, then lab-host2's network rebooted."""
+def mixed(deployed, lab) -> dict:
+    """What the deployed lab shows of both hosts."""
     hosts = {host.name: host for host in lab.hosts}
     nm_host, other = hosts[NM_HOST], hosts[NETWORKD_HOST]
-    out: dict = {
+    return {
         "links": guest_module(nm_host, "tests.tools.nm_guest links"),
         "devices": nm_host.run("nmcli -t -f DEVICE,STATE,CONNECTION device"),
         "keyfiles": nm_host.run(f"ls {KEYFILES}").split(),
@@ -66,17 +58,6 @@ def mixed(deployed, lab, request) -> dict:
         "nm_networkd_files": nm_host.run(f"ls {NETWORKD_DIR} 2>/dev/null || true").split(),
         "other_networkd_files": other.run(f"ls {NETWORKD_DIR}").split(),
     }
-    try:
-        out["reboot"] = guest_module(
-            nm_host, f"tests.tools.nm_guest reboot {shlex.quote(str(STRUCTURED))}"
-        )
-    finally:  # the soft-RoCE device went with the deleted bond: the RDMA stage again
-        out["rdma"] = deployed.play("site.yml", "--tags", "rdma", "--limit", f"localhost,{NM_HOST}")
-    reboot = out["reboot"]
-    show(request, f"\n{NM_HOST} on NetworkManager: after a reboot of its network the links"
-         f" were back in {reboot.get('rebuilt_s')} s, every egress map whole"
-         f" {reboot.get('settled_s')} s later")  # fmt: skip
-    return out
 
 
 def _devices(mixed) -> dict[str, tuple[str, str]]:
@@ -107,15 +88,3 @@ def test_site_yml_handed_the_host_to_networkmanager_and_the_other_kept_networkd(
     # No networkd file on the NetworkManager host; networkd's files on the other.
     assert not [f for f in mixed["nm_networkd_files"] if f.startswith("60-cxfab-")]
     assert any(f.startswith("60-cxfab-") for f in mixed["other_networkd_files"]), mixed
-
-
-def test_a_reboot_brings_the_network_back_as_the_structured_config_says(mixed, network):
-    reboot = mixed["reboot"]
-    assert reboot["rebuilt_s"] >= 0 and reboot["settled_s"] >= 0, reboot
-    whole_as_configured(reboot["links"], network)
-
-
-def test_the_rdma_stage_gives_the_soft_roce_device_back_for_the_suites_after_this_one(mixed):
-    rdma = mixed["rdma"]
-    assert rdma.returncode == 0, rdma.tail()
-    assert rdma.recap[NM_HOST]["changed"] >= 1, rdma.tail()

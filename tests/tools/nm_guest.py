@@ -3,11 +3,11 @@
 The lab's guests boot virtme-ng's init, not systemd, so nothing starts a system bus or
 NetworkManager there. `make lab-up` (tests/lab/vm/host_stack.py) makes lab-host2 a
 NetworkManager host with this file, run in the guest over SSH as root (the guest's
-python3, this checkout on PYTHONPATH); tests/system/test_host_networkmanager.py reboots
-its network:
+python3, this checkout on PYTHONPATH), and again at every boot of it; tests/system/
+test_host_reboot.py power-cycles the guest and waits for its network to come back:
 
     python3 -m tests.tools.nm_guest start     # bus, NetworkManager, its dispatcher
-    python3 -m tests.tools.nm_guest reboot    # what a boot leaves, NetworkManager again
+    python3 -m tests.tools.nm_guest back S.yml  # after a boot: the network as S.yml says
     python3 -m tests.tools.nm_guest stop      # all three gone, cxfab's profiles forgotten
 
 `start` runs, in the guest's own namespaces, a `dbus-daemon` system bus (the sandbox's
@@ -19,14 +19,13 @@ every device unmanaged but the data ports, the bond and its VLANs: the managemen
 interface stays out of its hands) and
 NetworkManager's dispatcher (`nm-dispatcher --persist`: the bus is not configured to
 start it on demand, as systemd's bus does). The guest's /etc and /run are tmpfs
-overlays of its own, so nothing of this reaches the controller.
+overlays of its own, so nothing of this reaches the controller; /etc/NetworkManager
+(keyfiles, dispatcher hook, this conf.d file) is bound from the guest's own disk
+(guest-init.sh), so it survives a reboot as on an installed host.
 
-`reboot` is nm_lab_selftest.reboot on the guest's own links: NetworkManager stopped,
-/run/NetworkManager emptied, the bond (with its VLANs) deleted, the ports down at MTU
-1500, then NetworkManager started again on the same keyfiles (the dispatcher keeps
-running: at a boot the bus starts it for NetworkManager's first event); it waits until
-the VLANs have their addresses and every egress map is whole. A real reboot of a guest
-would lose its /etc (tmpfs): the keyfiles would be gone with it.
+`back` waits, after a boot, until the VLANs have their addresses and every egress map is
+whole (NetworkManager activating cxfab's profiles by itself, its dispatcher running the
+host agent on each link-up), and reads the links and the boot's id.
 
 Each command prints one JSON line (the last line of its output).
 """
@@ -107,17 +106,26 @@ def _stop(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def reboot(structured_path: str) -> dict:
+def back(structured_path: str) -> dict:
+    """After a boot (tests/system/test_host_reboot.py): waits until NetworkManager has
+    the VLANs' addresses back and the host agent, run by the dispatcher, every egress
+    map whole; the links then, and which boot this is."""
     import yaml
 
     intent = {**yaml.safe_load(Path(structured_path).read_text())["network"], "ipoib": []}
-    pids = json.loads(PIDS.read_text())
-    # The dispatcher stays: at a boot the bus starts it for NetworkManager's first event.
-    out = nm_lab_selftest.reboot(
-        intent, LOG, settled=lambda now: nm_lab_selftest._maps_whole(intent, now)
+    vlans = [vlan["name"] for vlan in intent["vlans"]]
+
+    def rebuilt() -> bool:
+        now = nm_lab_selftest.links()
+        return all(now.get(name, {}).get("addresses") for name in vlans)
+
+    out = {"rebuilt_s": nm_lab_selftest._wait_for(rebuilt, 180)}
+    out["settled_s"] = nm_lab_selftest._wait_for(
+        lambda: nm_lab_selftest._maps_whole(intent, nm_lab_selftest.links()), 60
     )
-    pids["NetworkManager"] = nm_lab_selftest._networkmanager()[0]  # a new process
-    PIDS.write_text(json.dumps(pids))
+    out["links"] = nm_lab_selftest.links()
+    out["boot_id"] = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    out["uptime_s"] = float(Path("/proc/uptime").read_text().split()[0])
     return out
 
 
@@ -144,14 +152,14 @@ def stop() -> dict:
 
 
 def main(argv) -> int:
-    steps = {"start": start, "stop": stop, "reboot": reboot, "links": nm_lab_selftest.links}
+    steps = {"start": start, "stop": stop, "back": back, "links": nm_lab_selftest.links}
     if len(argv) >= 2 and argv[1] in steps:
         try:
             print(json.dumps(steps[argv[1]](*argv[2:])), flush=True)
         except Exception as exc:  # the test shows it with NetworkManager's log
             print(json.dumps({"error": f"{type(exc).__name__}: {exc}", "log": _log_tail()}))
         return 0
-    print(f"usage: {argv[0]} start|reboot STRUCTURED.yml|stop|links", file=sys.stderr)
+    print(f"usage: {argv[0]} start|back STRUCTURED.yml|stop|links", file=sys.stderr)
     return 2
 
 

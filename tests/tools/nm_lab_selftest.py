@@ -25,12 +25,10 @@ there, which drives the product's own code and reads the links back over netlink
 4. re-arms the pending checkpoint with SHORT seconds (arm_checkpoint adjusts a pending one),
    confirms nothing, waits until NetworkManager has rolled back (bond0 gone) and reads the
    links, the profiles and the keyfiles (`reverted`), then disarm's verdict;
-`reboot` (what a reboot leaves: NetworkManager stopped, the bond and VLANs taken away,
-NetworkManager started again on the same keyfiles) is used by tests/tools/nm_guest.py on
-the deployed NetworkManager host, where the role really installed the host agent and its
-dispatcher hook (tests/system/test_host_networkmanager.py); the sandbox no longer
-reboots (two restarts, about 50 s of the self tier, proved the same with a hand-made
-agent).
+A reboot is not shown here: the deployed NetworkManager host is power-cycled, with the
+role's real host agent and dispatcher hook on its disk (tests/system/test_host_reboot.py,
+nm_guest.back); the sandbox no longer reboots (two restarts, about 50 s of the self tier,
+proved the same with a hand-made agent).
 
 It prints one JSON line (the last line of its output) that the system test compares with the
 structured config; it judges nothing itself.
@@ -128,39 +126,6 @@ def _exited(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except (OSError, IndexError):
         return True
-
-
-def reboot(intent: dict, log: Path, settled=None) -> dict:
-    """NetworkManager stopped, cxfab's links gone and the ports as a boot finds them, then
-    NetworkManager started again on the same keyfiles; the links once it rebuilt them and
-    `settled` (a predicate on the links) held, or after 3 s without one."""
-    pid, argv = _networkmanager()
-    os.kill(pid, 15)
-    gone = _wait_for(lambda: _exited(pid), 30)
-    # A boot starts with an empty /run: without it NetworkManager "assumes" each device
-    # from its record in /run/NetworkManager/devices and leaves the ports down as found.
-    for entry in Path("/run/NetworkManager").iterdir():
-        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    bond = intent["bond"]["name"]
-    subprocess.run(["ip", "link", "delete", bond], check=True)  # its VLANs go with it
-    for port in PORTS:
-        subprocess.run(["ip", "link", "set", port, "down"], check=True)
-        subprocess.run(["ip", "link", "set", port, "mtu", "1500"], check=True)
-    with log.open("ab") as sink:
-        subprocess.Popen(argv, stdout=sink, stderr=sink, start_new_session=True)
-    vlans = [v["name"] for v in intent["vlans"]]
-
-    def rebuilt() -> bool:
-        now = links()
-        return all(now.get(v, {}).get("addresses") for v in vlans)
-
-    out = {"stopped_s": gone, "rebuilt_s": _wait_for(rebuilt, 180)}
-    if settled is None:
-        time.sleep(3)  # let NetworkManager finish with the links
-    else:  # the dispatcher's "up" events follow the activation
-        out["settled_s"] = _wait_for(lambda: settled(links()), 60)
-    out["links"] = links()
-    return out
 
 
 def _maps_whole(intent: dict, now: dict) -> bool:

@@ -49,6 +49,33 @@ elif mount -t 9p -o "$cached_9p" \
 else
     log "emulator cache FAILED: the uncached copy stays"
 fi
+
+# A host guest's disk (tag cxfab_disk: the run directory's <guest>/disk on the
+# controller, read-write). The guest's /etc, /var and /usr are tmpfs overlays that a
+# reboot forgets; these paths are bound from the disk instead, so a reboot keeps what an
+# installed host keeps of them: the network's files (NetworkManager keyfiles and its
+# dispatcher hook, networkd's files), cxfab's host agent (its package, launcher, unit
+# and settings) and the emulated card's state (its flash; the emulator has no power-cycle
+# model, so its runtime settings are kept too). The first boot after `lab up` copies the
+# install's contents of each path onto the empty disk.
+disk=/run/cxfab-disk
+kept_paths="/etc/NetworkManager /etc/systemd /etc/networkd-dispatcher /etc/cxfab
+    /usr/local/lib/cxfab /usr/local/sbin $state_dir"
+if [ "$cxemu_bin" != /nonexistent ] && mkdir -p "$disk" &&
+    mount -t 9p -o trans=virtio,version=9p2000.L,rw cxfab_disk "$disk"; then
+    for path in $kept_paths; do
+        kept=$disk/root$path
+        if [ ! -d "$kept" ]; then
+            mkdir -p "$kept" &&
+                { [ ! -d "$path" ] || cp -dR --preserve=mode,ownership,timestamps "$path/." "$kept/"; }
+        fi
+        mkdir -p "$path" && mount --bind "$kept" "$path" || log "disk: binding $path FAILED"
+    done
+    echo "$(date -u +%FT%TZ) $(cat /proc/sys/kernel/random/boot_id)" >>"$disk/boots"
+    log "disk: boot $(wc -l <"$disk/boots") of this install; kept: $(echo $kept_paths)"
+elif [ "$cxemu_bin" != /nonexistent ]; then
+    log "disk FAILED: a reboot of this guest loses its configuration"
+fi
 # Ansible's modules reach a host as zips, whose Python files zipimport compiles again
 # on every task: under TCG most of a small task. guest_pycache.py (beside this script,
 # see its docstring) keeps their bytecode; it goes into the guest's sitecustomize, which
@@ -117,7 +144,9 @@ export CXEMU_STATE_DIR=$state_dir
 EOF
 export PATH=$guest_path CXEMU_STATE_DIR=$state_dir
 
-if [ -x "$cxemu_bin/cxemu-admin" ]; then
+if [ -x "$cxemu_bin/cxemu-admin" ] && [ -n "$(ls -A "$state_dir")" ]; then
+    log "cxemu: the card as the disk kept it (a reboot)"
+elif [ -x "$cxemu_bin/cxemu-admin" ]; then
     if "$cxemu_bin/cxemu-admin" seed --profile seed000 --netdevs "${data[0]},${data[1]}"; then
         log "cxemu seeded (seed000 on ${data[0]},${data[1]})"
         # TCG guests move 0.1-0.3 Gb/s, not 100: the emulated NIC's shaper runs at

@@ -83,7 +83,14 @@ def qemu_opts(guest: Guest) -> str:
         f"-fsdev local,id=cxfab_emu,path={CXEMU_BIN.parent},security_model=none,readonly=on "
         "-device virtio-9p-pci,fsdev=cxfab_emu,mount_tag=cxfab_emu,bus=pcie.0"
     )
-    return " ".join([mgmt, *data, usr, emulator, control])
+    # The guest's disk, read-write: unlike its tmpfs overlays it survives a reboot
+    # (restart_guest). passthrough keeps owners and modes as the guest set them
+    # (NetworkManager refuses a keyfile not owned by root with mode 0600).
+    disk = (
+        f"-fsdev local,id=cxfab_disk,path={guest.disk_dir},security_model=passthrough "
+        "-device virtio-9p-pci,fsdev=cxfab_disk,mount_tag=cxfab_disk,bus=pcie.0"
+    )
+    return " ".join([mgmt, *data, usr, emulator, disk, control])
 
 
 def start_guest(guest: Guest, info: dict) -> subprocess.Popen:
@@ -95,6 +102,7 @@ def start_guest(guest: Guest, info: dict) -> subprocess.Popen:
     else:
         macs = [guest.mgmt_mac, *(guest.data_mac(side) for side in SIDES)]
         init = " ".join([str(GUEST_INIT), str(SSH_DIR), str(CXEMU_BIN), *macs])
+        guest.disk_dir.mkdir(exist_ok=True)
         half = GUEST_MEMORY_MB // 2
         shape = [
             "--cpus", str(GUEST_CPUS), "--memory", f"{GUEST_MEMORY_MB}M",

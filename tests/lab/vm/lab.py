@@ -233,6 +233,8 @@ def up() -> int:
         write_inventory()
         return 0
     down(quiet=True)
+    for guest in GUESTS:  # a fresh lab is a fresh install: every host on an empty disk
+        shutil.rmtree(guest.disk_dir, ignore_errors=True)
     ensure_ssh_keys()
     write_known_hosts()  # before the boot: the harness's own ssh checks the key too
     compile_guest_python()

@@ -81,6 +81,13 @@ class Guest:
         return RUN_DIR / self.name
 
     @property
+    def disk_dir(self) -> Path:
+        """A host guest's own disk: what an installed host keeps across a reboot (its
+        network profiles, cxfab's agent, the card's flash; guest-init.sh binds them from
+        here). The fabric guest has none; `lab up` starts every host on an empty one."""
+        return self.run_dir / "disk"
+
+    @property
     def qmp_socket(self) -> Path:
         return self.run_dir / "qmp.sock"
 
