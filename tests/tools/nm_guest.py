@@ -125,7 +125,6 @@ def back(structured_path: str) -> dict:
     )
     out["links"] = nm_lab_selftest.links()
     out["boot_id"] = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    out["uptime_s"] = float(Path("/proc/uptime").read_text().split()[0])
     return out
 
 

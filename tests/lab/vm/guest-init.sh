@@ -67,7 +67,8 @@ if [ "$cxemu_bin" != /nonexistent ] && mkdir -p "$disk" &&
         kept=$disk/root$path
         if [ ! -d "$kept" ]; then
             mkdir -p "$kept" &&
-                { [ ! -d "$path" ] || cp -dR --preserve=mode,ownership,timestamps "$path/." "$kept/"; }
+                { [ ! -d "$path" ] || cp -dR --preserve=mode,ownership,timestamps "$path/." "$kept/"; } ||
+                log "disk: copying $path FAILED"
         fi
         mkdir -p "$path" && mount --bind "$kept" "$path" || log "disk: binding $path FAILED"
     done

@@ -230,20 +230,32 @@ def boot_trouble(guest: Guest, proc, deadline: float) -> str:
     return f"no SSH after {BOOT_TIMEOUT_S}s" if time.monotonic() >= deadline else ""
 
 
-def restart_guest(guest: Guest) -> float:
-    """Start one guest again on a fresh boot, e.g. one found wedged mid-run; seconds
-    until it answers SSH. Its taps and their wiring are the controller's and stay."""
-    started = time.monotonic()
-    info = preflight()
+def _boot_again(guest: Guest, info: dict) -> tuple[subprocess.Popen, float]:
+    """The guest stopped and started; its QEMU and the time its boot has."""
     stop_guest(guest)
     proc = start_guest(guest, info)
     (guest.run_dir / "session").write_text(f"{proc.pid}\n")
-    deadline = started + BOOT_TIMEOUT_S
+    return proc, time.monotonic() + BOOT_TIMEOUT_S
+
+
+def restart_guest(guest: Guest) -> float:
+    """Start one guest again on a fresh boot, e.g. one found wedged mid-run or a reboot
+    test's power cycle; seconds until it answers SSH. A boot that wedges or whose QEMU
+    exits is started again, once, as at `up`. Its taps and their wiring are the
+    controller's and stay; so does its disk."""
+    started = time.monotonic()
+    info = preflight()
+    restarts = BOOT_RESTARTS
+    proc, deadline = _boot_again(guest, info)
     while not ssh_ok(guest):
-        why = boot_wedged(guest) or ("exited" if proc.poll() is not None else "")
-        if why or time.monotonic() > deadline:
+        why = boot_trouble(guest, proc, deadline)
+        if why and restarts > 0:
+            restarts -= 1
+            proc, deadline = _boot_again(guest, info)
+            continue
+        if why:
             raise RuntimeError(
-                f"{guest.name} did not come back ({why or f'no SSH after {BOOT_TIMEOUT_S}s'});"
+                f"{guest.name} did not come back ({why}, started again once);"
                 f" console {guest.console_log}"
             )
         time.sleep(1)
