@@ -22,6 +22,7 @@ rebooted: the guests run no networkd daemon, which is what would read its files 
 
 from __future__ import annotations
 
+import shlex
 import time
 
 import pytest
@@ -50,7 +51,7 @@ def test_a_power_cycle_brings_the_network_back_as_the_structured_config_says(
     host.close()  # its SSH master talks to the boot that ends here
     began = time.monotonic()
     ssh_s = labctl.restart_guest(NM_GUEST)
-    back = guest_module(host, f"tests.tools.nm_guest back {STRUCTURED}")
+    back = guest_module(host, f"tests.tools.nm_guest back {shlex.quote(str(STRUCTURED))}")
     total_s = time.monotonic() - began
     show(request, f"\n{NM_GUEST.name} power-cycled: SSH and NetworkManager after {ssh_s:.0f} s,"
          f" the VLANs' addresses {back['rebuilt_s']} s later, every egress map whole"
@@ -61,5 +62,5 @@ def test_a_power_cycle_brings_the_network_back_as_the_structured_config_says(
     assert host.run(FINGERPRINT) == keyfiles
     again = deployed.play("site.yml", "--tags", "host_network,host_qos,irq_affinity")
     assert again.returncode == 0, again.tail()
+    assert set(again.recap) >= {guest.name for guest in GUESTS}, again.tail()  # recap read
     assert again.changed_hosts() == {}, again.tail()
-    assert set(again.recap) >= {guest.name for guest in GUESTS}, again.tail()
