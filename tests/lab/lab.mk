@@ -71,6 +71,8 @@ DEPLOYED_TESTS := $(filter-out $(LAB_TESTS),$(wildcard $(TOP)/tests/system/test_
 # (deployed 1145 s, then 1502 s: this machine's speed, not the tests). The real reboot
 # of the NetworkManager host (test_host_reboot, last: 76-85 s) replaced its network
 # reboot and RDMA re-run: e400a45 39:18 beside 38:50 on the same afternoon.
+# Last, the same lab swapped to the NVUE pair (test_cumulus_pair.py, marker cumulus:
+# its build, peer link cut and gateway drill; 170 s alone on 2026-11-28).
 # `make test-system LAB_MARKS='not shaper'` leaves one out. A -k selection in
 # PYTEST_ARGS applies to both pytest runs; a run it leaves empty (exit 5) is no failure.
 LAB_MARKS ?=

@@ -69,11 +69,21 @@ def guest_post_mortem(guest: Guest, lines: int = 25) -> str:
     )
 
 
+# Suites that change the lab for good run at the end, in this order: `reboot` (a
+# rebooted guest lacks what no boot-time service restores there, the guests run no
+# systemd: e.g. its soft-RoCE device, which a later suite of the Onyx lab would miss),
+# then `cumulus` (it replaces the Onyx pair with the NVUE one, test_cumulus_pair.py).
+LAST_MARKERS = ("reboot", "cumulus")
+
+
 def pytest_collection_modifyitems(items):
-    """Suites marked `reboot` run after every other: a rebooted guest lacks what no
-    boot-time service restores there (the guests run no systemd), e.g. its soft-RoCE
-    device, which the suites after it would miss. The others keep their order."""
-    items.sort(key=lambda item: item.get_closest_marker("reboot") is not None)
+    """The LAST_MARKERS suites after every other; the others keep their order."""
+
+    def rank(item) -> int:
+        marked = [n for n, m in enumerate(LAST_MARKERS, 1) if item.get_closest_marker(m)]
+        return max(marked, default=0)
+
+    items.sort(key=rank)
 
 
 @dataclass

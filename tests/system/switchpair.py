@@ -5,6 +5,7 @@ lab-fabric, and the hosts' probes through the pair."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -12,16 +13,21 @@ from collections.abc import Callable
 from datetime import datetime
 
 import yaml
+from cxfab.switch.nvue.driver import NvueDriver
+from cxfab.switch.nvue.transport import Trust
 from cxfab.switch.onyx import shows as onyx_shows
 from cxfab.switch.onyx.session import OnyxSession
 from cxfab.verify import dataplane
 
+from tests.lab.nvue import pair as nvue_pair
 from tests.lab.vm import lab as labctl
+from tests.lab.vm import switch_os
 from tests.lab.vm.topology import (
     CABLES,
     DATA_NETDEVS,
     FABRIC,
     GUESTS,
+    INVENTORY_DIR,
     ONYX_RUN_DIR,
     REPO_ROOT,
     SIDES,
@@ -76,6 +82,92 @@ def namespace_links(switch: str) -> dict[str, dict]:
 
 def is_up(link: dict) -> bool:
     return "UP" in link["flags"]
+
+
+# Host port 1 (ens1f0) is cabled to lab-sw-a, port 2 to lab-sw-b (topology.py).
+ONLY_SIDE_A = {"ens1f0": True, "ens1f1": False}
+BOTH_SIDES = {"ens1f0": True, "ens1f1": True}
+
+
+def bond_members_in_use(host) -> dict[str, bool]:
+    """Each bond member: is it in the bond's active aggregator (/proc/net/bonding)?"""
+    text = host.run("cat /proc/net/bonding/bond0")
+    active = re.search(r"Active Aggregator Info:\s*\n\s*Aggregator ID: (\d+)", text)
+    assert active, text
+    members = dict(re.findall(r"Slave Interface: (\S+)\n(?:.*\n)*?Aggregator ID: (\d+)", text))
+    assert set(members) == set(DATA_NETDEVS), text
+    return {port: aggregator == active.group(1) for port, aggregator in members.items()}
+
+
+def wait_bonds(hosts, in_use: dict[str, bool], timeout: float, since: float, label: str,
+               figures: dict[str, float]) -> None:  # fmt: skip
+    """Every host's bond0 using exactly the ports `in_use`, polled together; the time
+    each host got there (seconds after `since`) into figures[<host>_<label>_s]."""
+    pending, deadline = {host.name: host for host in hosts}, time.monotonic() + timeout
+    while pending:
+        for name, host in list(pending.items()):
+            if bond_members_in_use(host) == in_use:
+                figures[f"{name}_{label}_s"] = time.monotonic() - since
+                del pending[name]
+        if pending:
+            seen = {name: bond_members_in_use(host) for name, host in pending.items()}
+            assert time.monotonic() < deadline, f"bond0 not {in_use} within {timeout} s: {seen}"
+            time.sleep(0.5)
+
+
+# ---------------------------------------------------------------- the NVUE pair (cumulus)
+
+
+def nvue_driver(switch: str) -> NvueDriver:
+    """cxfab's own NVUE driver on the running lab switch, logged in as the lab intent's
+    account, the certificate checked against the pin the pair wrote at start: its reads
+    go through the product's transport and parsers, as verify's do."""
+    structured = yaml.safe_load((STRUCTURED_DIR / f"{switch}.yml").read_text())
+    assert structured["platform"] == "cumulus", (switch, structured["platform"])
+    ready = nvue_pair.ready_info(switch_os.PAIR_RUN_DIRS["cumulus"], switch)
+    driver = NvueDriver(switch, structured, Trust(ca_file=ready["cert"],
+                                                  fingerprint=ready["fingerprint"]))  # fmt: skip
+    driver.open("admin", "admin")
+    assert driver.client is not None, (switch, driver.unreachable, driver.release_error)
+    return driver
+
+
+def nvue_health(switch: str) -> dict[str, dict]:
+    """The switch's health checks as verify judges them ({check id: check})."""
+    return {check["id"]: check for check in nvue_driver(switch).health().checks}
+
+
+def nvue_show(switch: str, path: str) -> dict:
+    """`nv show <path> -o json` of the switch, through cxfab's client."""
+    return nvue_driver(switch).client.get_object(path)
+
+
+def nvue_unhealthy() -> str:
+    """Every failing health check of both switches, or "" when the pair is whole."""
+    return "; ".join(
+        f"{switch} {check_id}: {check['message']}"
+        for switch in SWITCHES
+        for check_id, check in nvue_health(switch).items()
+        if check["status"] != "pass"
+    )
+
+
+def nvue_revisions(switch: str) -> dict[str, str]:
+    """{revision id: state} of every revision the switch holds (`nv config history`)."""
+    return {rev: str(info.get("state")) for rev, info in nvue_show(switch, "revision").items()}
+
+
+def nvue_status(switch: str) -> dict:
+    """The NVUE emulator's own record (control `status`): revisions created, refusals."""
+    run_dir = switch_os.PAIR_RUN_DIRS["cumulus"]
+    return json.loads(nvue_pair.ctl(run_dir, switch, ["status"]))
+
+
+def inventory_os() -> str:
+    """The switch OS the lab inventory names (hosts.yml, written by lab up / pair)."""
+    text = (INVENTORY_DIR / "hosts.yml").read_text()
+    found = re.search(r"^\s*lab_switch_os: (\w+)$", text, re.MULTILINE)
+    return found.group(1) if found else "onyx"
 
 
 def wait_for(check: Callable[[], object], timeout: float, what: str, every: float = 1.0):

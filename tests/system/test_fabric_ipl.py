@@ -9,13 +9,11 @@ Active-full on both peers), which the test checks at its end.
 
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import DATA_NETDEVS
 from tests.system import switchpair
 from tests.system.deployment import Deployment
 
@@ -23,41 +21,13 @@ pytestmark = [pytest.mark.lab, pytest.mark.dataplane, pytest.mark.timeout(600)]
 
 PRIMARY, STANDBY = "lab-sw-a", "lab-sw-b"
 MPOS = ("mpo1", "mpo2")
-# Host port 1 (ens1f0) is cabled to lab-sw-a, port 2 to lab-sw-b (topology.py).
-ONLY_PRIMARY = {"ens1f0": True, "ens1f1": False}
-BOTH = {"ens1f0": True, "ens1f1": True}
+ONLY_PRIMARY, BOTH = switchpair.ONLY_SIDE_A, switchpair.BOTH_SIDES
 # The hosts drop the standby's side after 3 missed LACP PDUs (fast rate), ~3 s; TCG's
 # timers and the agents' reads stretch that.
 CONVERGE_S = 30
 # After the heal: the standby's MPOs come back, LACP bundles them again (a few s), and
 # `show` reports the members from the agent's next read of the bonds.
 HEAL_S = 60
-
-
-def bond_members_in_use(host) -> dict[str, bool]:
-    """Each bond member: is it in the bond's active aggregator (/proc/net/bonding)?"""
-    text = host.run("cat /proc/net/bonding/bond0")
-    active = re.search(r"Active Aggregator Info:\s*\n\s*Aggregator ID: (\d+)", text)
-    assert active, text
-    members = dict(re.findall(r"Slave Interface: (\S+)\n(?:.*\n)*?Aggregator ID: (\d+)", text))
-    assert set(members) == set(DATA_NETDEVS), text
-    return {port: aggregator == active.group(1) for port, aggregator in members.items()}
-
-
-def wait_bonds(hosts, in_use: dict[str, bool], timeout: float, since: float, label: str,
-               figures: dict[str, float]) -> None:  # fmt: skip
-    """Every host's bond0 using exactly the ports `in_use`, polled together; the time
-    each host got there (seconds after `since`) into figures[<host>_<label>_s]."""
-    pending, deadline = {host.name: host for host in hosts}, time.monotonic() + timeout
-    while pending:
-        for name, host in list(pending.items()):
-            if bond_members_in_use(host) == in_use:
-                figures[f"{name}_{label}_s"] = time.monotonic() - since
-                del pending[name]
-        if pending:
-            seen = {name: bond_members_in_use(host) for name, host in pending.items()}
-            assert time.monotonic() < deadline, f"bond0 not {in_use} within {timeout} s: {seen}"
-            time.sleep(0.5)
 
 
 def standby_shut() -> bool:
@@ -81,7 +51,7 @@ def test_a_cut_ipl_leaves_the_primary_forwarding_and_heals(deployed: Deployment,
         figures["standby_shut_s"] = time.monotonic() - cut_at
         # The port cabled to the standby is left out of every host's bond (polled before
         # the `show` checks below: a login there costs ~13 s, which the figure would take).
-        wait_bonds(lab.hosts, ONLY_PRIMARY, CONVERGE_S, cut_at, "primary_only", figures)
+        switchpair.wait_bonds(lab.hosts, ONLY_PRIMARY, CONVERGE_S, cut_at, "primary_only", figures)
         mlag, mpos = switchpair.mlag_and_mpos(STANDBY)
         assert mlag["oper"] == "Down" and [i["state"] for i in mlag["ipls"]] == ["Down"], mlag
         assert len(mpos) == len(MPOS) and {m["flag"] for m in mpos.values()} == {"D"}, mpos
@@ -101,7 +71,7 @@ def test_a_cut_ipl_leaves_the_primary_forwarding_and_heals(deployed: Deployment,
         labctl.apply_fault(["ipl"], active=False)
     switchpair.wait_whole(HEAL_S)
     figures["whole_after_heal_s"] = time.monotonic() - healed_at
-    wait_bonds(lab.hosts, BOTH, HEAL_S, healed_at, "both_after_heal", figures)
+    switchpair.wait_bonds(lab.hosts, BOTH, HEAL_S, healed_at, "both_after_heal", figures)
     for switch in (PRIMARY, STANDBY):
         mlag, mpos = switchpair.mlag_and_mpos(switch)
         assert mlag["oper"] == "Up" and mlag["active_full"] == len(MPOS), (switch, mlag)

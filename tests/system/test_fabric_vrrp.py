@@ -38,7 +38,7 @@ VLAN, VRID = 20, 20
 MASTER, BACKUP = "lab-sw-a", "lab-sw-b"
 PRIORITIES = {MASTER: 110, BACKUP: 100}
 VRRP_LINK, MAGP_LINK = f"vlan{VLAN}-v{VRID}", f"vlan{VLAN}-m{VLAN}"
-DOWN_S, SETTLE_S = 12, 10
+DOWN_S, SETTLE_S = 12, 5
 # A path that keeps its gateway loses at most what the data path does (the MAGP drill).
 MAX_GAP_S = 3.0
 # The takeover: master-down interval 3 x 1 s + (256 - 100) / 256 s, then the backup's

@@ -70,3 +70,27 @@ def test_the_cumulus_inventory_carries_the_pairs_certificates_and_pins(tmp_path,
     assert "lab-sw-a" in bundle and "lab-sw-b" in bundle
     # the Onyx lab's inventory gets no TLS settings
     assert switch_os.inventory_lines("onyx", ["lab-sw-a"]) == (["        lab_switch_os: onyx"], [])
+
+
+def test_the_swap_relabels_each_cabled_port_as_the_new_os_names_it():
+    from tests.lab.onyx import lldp
+
+    script = lldp.relabel_script("lab-sw-a", ["1/1", "1/2"], lldp.cumulus_port_id)
+    assert script.splitlines() == [
+        "ip netns exec lab-sw-a lldpcli -u /run/cxfab-lldpd/lab-sw-a.socket configure ports "
+        f"swp{n} lldp portidsubtype local swp{n} description swp{n}"
+        for n in (1, 2)
+    ]
+    onyx = lldp.relabel_script("lab-sw-b", ["1/1"], lldp.onyx_port_id)
+    assert "portidsubtype local Eth1/1 description Eth1/1" in onyx
+
+
+def test_the_swap_refuses_an_unknown_os_or_a_lab_that_is_down(monkeypatch):
+    from tests.lab.vm import lab
+
+    stopped = []
+    monkeypatch.setattr(lab, "switch_pair", lambda *a, **k: stopped.append(a))
+    assert lab.use_pair("sonic") == 2
+    monkeypatch.setattr(lab, "guest_pid", lambda guest: None)
+    assert lab.use_pair("cumulus") == 1
+    assert stopped == []  # neither refusal stopped the running pair

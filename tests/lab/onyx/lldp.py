@@ -73,6 +73,18 @@ def start_script(namespace: str, system_name: str, ports: list[str], port_id=ony
     )
 
 
+def relabel_script(namespace: str, ports: list[str], port_id=onyx_port_id) -> str:
+    """Shell (fabric guest) that makes the namespace's running lldpd advertise `ports`
+    the way another OS names them (`lab pair OS` swaps the pair on a running lab)."""
+    sock = socket_path(namespace)
+    return "".join(
+        f"ip netns exec {shlex.quote(namespace)} lldpcli -u {sock} configure ports "
+        f"{port_ifname(port)} lldp portidsubtype local {port_id(port)} "
+        f"description {port_id(port)}\n"
+        for port in ports
+    )
+
+
 def neighbors_command(namespace: str) -> str:
     return (
         f"ip netns exec {shlex.quote(namespace)} "

@@ -158,9 +158,11 @@ def write_known_hosts() -> None:
     partial.replace(KNOWN_HOSTS_FILE)
 
 
-def switch_pair(action: str, *extra: str, wait: bool = True):
-    """A verb of the running switch pair's CLI (tests/lab/vm/switch_os.py: Onyx or NVUE)."""
-    chosen = switch_os.wanted() if action == "start" else switch_os.running()
+def switch_pair(action: str, *extra: str, wait: bool = True, chosen: str | None = None):
+    """A verb of the running switch pair's CLI (tests/lab/vm/switch_os.py: Onyx or NVUE);
+    `chosen` names the pair instead (`lab pair OS` starts the other one)."""
+    if chosen is None:
+        chosen = switch_os.wanted() if action == "start" else switch_os.running()
     # CXFAB_LAB_SWITCHES=off runs the host guests alone (e.g. while 2201/2202 are taken).
     if not switch_os.pair_exists(chosen) or os.environ.get("CXFAB_LAB_SWITCHES", "on") == "off":
         return None

@@ -1,6 +1,6 @@
 """Bring the lab up and down: host guests under QEMU/TCG, the switch pair, their wiring.
 
-usage: python -m tests.lab.vm.lab {up|down|status|wire MODE|fail WHAT|heal [WHAT]}
+usage: python -m tests.lab.vm.lab {up|down|status|pair OS|wire MODE|fail WHAT|heal [WHAT]}
 
 up      boot lab-host1, lab-host2 and lab-fabric (virtme-ng, TCG), cable every host port
         to its switch port in lab-fabric, start the emulated Onyx pair (SWITCH_OS=cumulus:
@@ -9,6 +9,9 @@ up      boot lab-host1, lab-host2 and lab-fabric (virtme-ng, TCG), cable every h
         inventories/lab/hosts.yml
 down    stop everything `up` started: guests, switch emulators, taps, sockets
 status  what is running, reachable, how the hosts are wired and what is failed
+pair    onyx|cumulus: the running lab gets that OS's switch pair, blank, in place of
+        the one it runs (the same guests, cables and namespaces; its LLDP port names;
+        hosts.yml rewritten); a pair with a fault planted is not swapped
 wire    fabric: host ports reach their switch ports (default); direct: host 1 meets
         host 2 on each side with no switch between (the lab's own kernel tests)
 fail    WHAT         plant one fault; heal [WHAT] restores it, or every fault without
@@ -26,6 +29,7 @@ import subprocess
 import sys
 import time
 
+from tests.lab.onyx import lldp
 from tests.lab.vm import cabling, fabric, host_stack, switch_os
 from tests.lab.vm.cabling import (
     apply_fault,
@@ -99,6 +103,7 @@ __all__ = [
     "status",
     "swapped_hosts",
     "up",
+    "use_pair",
     "wire",
     "wiring",
 ]
@@ -312,6 +317,44 @@ def up() -> int:
     return 0
 
 
+def use_pair(chosen: str) -> int:
+    """`pair OS`: stop the running switch pair and start `chosen`'s, blank, on the same
+    ports and namespaces; its dataplane agents converge the namespaces to a blank switch
+    (removing what the other pair built), and the switch roles then configure it."""
+    if chosen not in switch_os.CHOICES:
+        log(f"pair: one of {', '.join(switch_os.CHOICES)}, not {chosen!r}")
+        return 2
+    if not all(guest_pid(g) for g in ALL_GUESTS):
+        log("pair: the lab is not up (make lab-up)")
+        return 1
+    if faults():
+        log(f"pair: heal the planted faults first ({', '.join(sorted(faults()))})")
+        return 1
+    started = time.monotonic()
+    was = switch_os.running()
+    switch_pair("stop")
+    switch_os.remember(chosen)
+    ports = ",".join(str(switch["port"]) for switch in SWITCHES.values())
+    done = switch_pair("start", "--ports", ports, "--dataplane", str(DATAPLANE_FILE), chosen=chosen)
+    if done is None or done.returncode != 0:
+        log(f"pair: the emulated {chosen} pair failed to start (the {was} pair is stopped)")
+        return 1
+    port_id = switch_os.lldp_port_id()
+    script = "".join(lldp.relabel_script(s, cabled_ports(s), port_id) for s in SWITCHES)
+    relabelled = subprocess.run(
+        ssh_argv(FABRIC, "bash", "-s"), input="set -e\n" + script, text=True,
+        capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    if relabelled.returncode != 0:
+        log(f"pair: {FABRIC.name}'s lldpd refused the {chosen} port names: "
+            f"{relabelled.stderr.strip()[-600:]}")  # fmt: skip
+        return 1
+    write_inventory()
+    log(f"pair: {was} -> {chosen} in {time.monotonic() - started:.1f}s, blank; "
+        f"inventory {HOSTS_FILE.relative_to(REPO_ROOT)}")  # fmt: skip
+    return 0
+
+
 def down(quiet: bool = False) -> int:
     switch_pair("stop")
     switch_os.CHOICE_FILE.unlink(missing_ok=True)
@@ -365,6 +408,8 @@ def main(argv: list[str]) -> int:
         return down()
     if command == "status":
         return status()
+    if command == "pair" and len(args) == 1:
+        return use_pair(args[0])
     if command == "wire" and len(args) == 1 and args[0] in fabric.WIRINGS:
         wire(args[0])
         return 0
