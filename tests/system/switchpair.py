@@ -170,6 +170,26 @@ def inventory_os() -> str:
     return found.group(1) if found else "onyx"
 
 
+def drill_killing_switch_a(down_s: float, settle_s: float) -> dict:
+    """drill.yml's variables for the lab's switch-kill drill: lab-sw-a killed with the
+    lab's own fault command (`make lab-fail SWITCH=a`) for `down_s`, then revived."""
+    make = ["make", "-s", "-C", str(REPO_ROOT)]
+    return {
+        "cxfab_drill_confirm": True,
+        "cxfab_drill_fail_command": [*make, "lab-fail", "SWITCH=a"],
+        "cxfab_drill_restore_command": [*make, "lab-heal", "SWITCH=a"],
+        "cxfab_drill_down_seconds": down_s,
+        "cxfab_drill_settle_seconds": settle_s,
+    }
+
+
+def every_hosts_targets(hosts) -> dict[str, list[tuple[str, str, str]]]:
+    """probe_targets of every host; each has at least its 3 gateways and 3 peers."""
+    targets = {host.name: probe_targets(host.name) for host in hosts}
+    assert all(len(found) >= 6 for found in targets.values()), targets
+    return targets
+
+
 def wait_for(check: Callable[[], object], timeout: float, what: str, every: float = 1.0):
     """check()'s first true value; fails naming `what` and the last value seen."""
     deadline, value = time.monotonic() + timeout, None

@@ -30,7 +30,7 @@ import time
 import pytest
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import REPO_ROOT, SWITCHES
+from tests.lab.vm.topology import SWITCHES
 from tests.system import switchpair
 from tests.system.deployment import Deployment
 
@@ -93,8 +93,7 @@ def cumulus(deployed: Deployment, lab):
 
 
 def test_a_cut_peer_link_leaves_the_primary_forwarding_and_heals(cumulus, lab):
-    targets = {host.name: switchpair.probe_targets(host.name) for host in lab.hosts}
-    assert all(len(found) >= 6 for found in targets.values()), targets
+    targets = switchpair.every_hosts_targets(lab.hosts)
     figures = {}
     cut_at = time.monotonic()
     try:
@@ -138,14 +137,7 @@ def test_a_cut_peer_link_leaves_the_primary_forwarding_and_heals(cumulus, lab):
 
 
 def test_the_gateway_drill_loses_no_gateway_when_a_switch_dies(cumulus, lab, tmp_path):
-    make = ["make", "-s", "-C", str(REPO_ROOT)]
-    drill = {
-        "cxfab_drill_confirm": True,
-        "cxfab_drill_fail_command": [*make, "lab-fail", "SWITCH=a"],
-        "cxfab_drill_restore_command": [*make, "lab-heal", "SWITCH=a"],
-        "cxfab_drill_down_seconds": DOWN_S,
-        "cxfab_drill_settle_seconds": SETTLE_S,
-    }
+    drill = switchpair.drill_killing_switch_a(DOWN_S, SETTLE_S)
     applied = {switch: switchpair.nvue_driver(switch).applied_tree() for switch in SWITCHES}
     try:
         run = cumulus.play("drill.yml", "-e", json.dumps(drill), reports=tmp_path)

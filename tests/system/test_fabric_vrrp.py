@@ -27,7 +27,7 @@ import json
 import pytest
 
 from tests.lab.vm import lab as labctl
-from tests.lab.vm.topology import INVENTORY_DIR, REPO_ROOT, SWITCHES
+from tests.lab.vm.topology import INVENTORY_DIR, SWITCHES
 from tests.system import switchpair
 from tests.system.deployment import Deployment
 from tests.tools.inventory import write_copy
@@ -82,14 +82,7 @@ def test_vrrp_backup_takes_the_gateway_over_when_the_master_dies(deployed, lab, 
     # The variant's build outputs (structured configs, deploy records) go elsewhere:
     # later suites read the lab intent's from build/.
     build = ("-e", f"cxfab_build_dir={tmp_path / 'build'}")
-    make = ["make", "-s", "-C", str(REPO_ROOT)]
-    drill = {
-        "cxfab_drill_confirm": True,
-        "cxfab_drill_fail_command": [*make, "lab-fail", "SWITCH=a"],
-        "cxfab_drill_restore_command": [*make, "lab-heal", "SWITCH=a"],
-        "cxfab_drill_down_seconds": DOWN_S,
-        "cxfab_drill_settle_seconds": SETTLE_S,
-    }
+    drill = switchpair.drill_killing_switch_a(DOWN_S, SETTLE_S)
     try:
         applied = variant.play("switches.yml", "--tags", "switch_gateway", *build)
         assert applied.returncode == 0, applied.tail()
