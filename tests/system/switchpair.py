@@ -27,7 +27,6 @@ from tests.lab.vm.topology import (
     DATA_NETDEVS,
     FABRIC,
     GUESTS,
-    INVENTORY_DIR,
     ONYX_RUN_DIR,
     REPO_ROOT,
     SIDES,
@@ -119,15 +118,17 @@ def wait_bonds(hosts, in_use: dict[str, bool], timeout: float, since: float, lab
 
 
 def nvue_driver(switch: str) -> NvueDriver:
-    """cxfab's own NVUE driver on the running lab switch, logged in as the lab intent's
-    account, the certificate checked against the pin the pair wrote at start: its reads
-    go through the product's transport and parsers, as verify's do."""
+    """cxfab's own NVUE driver on the running lab switch (the build's structured config,
+    which must say cumulus), logged in with the pair's account, the certificate checked
+    against the pin the pair wrote at start: its reads go through the product's
+    transport and parsers, as verify's do."""
     structured = yaml.safe_load((STRUCTURED_DIR / f"{switch}.yml").read_text())
     assert structured["platform"] == "cumulus", (switch, structured["platform"])
-    ready = nvue_pair.ready_info(switch_os.PAIR_RUN_DIRS["cumulus"], switch)
+    run_dir = switch_os.PAIR_RUN_DIRS["cumulus"]
+    ready = nvue_pair.ready_info(run_dir, switch)
     driver = NvueDriver(switch, structured, Trust(ca_file=ready["cert"],
                                                   fingerprint=ready["fingerprint"]))  # fmt: skip
-    driver.open("admin", "admin")
+    driver.open(*nvue_pair.credentials(run_dir))
     assert driver.client is not None, (switch, driver.unreachable, driver.release_error)
     return driver
 
@@ -161,13 +162,6 @@ def nvue_status(switch: str) -> dict:
     """The NVUE emulator's own record (control `status`): revisions created, refusals."""
     run_dir = switch_os.PAIR_RUN_DIRS["cumulus"]
     return json.loads(nvue_pair.ctl(run_dir, switch, ["status"]))
-
-
-def inventory_os() -> str:
-    """The switch OS the lab inventory names (hosts.yml, written by lab up / pair)."""
-    text = (INVENTORY_DIR / "hosts.yml").read_text()
-    found = re.search(r"^\s*lab_switch_os: (\w+)$", text, re.MULTILINE)
-    return found.group(1) if found else "onyx"
 
 
 def drill_killing_switch_a(down_s: float, settle_s: float) -> dict:

@@ -57,7 +57,6 @@ def cumulus(deployed: Deployment, lab):
     figures = {}
     started = time.monotonic()
     assert labctl.use_pair("cumulus") == 0, "lab pair cumulus failed (its log is above)"
-    assert switchpair.inventory_os() == "cumulus"
     figures["swap_s"] = time.monotonic() - started
     built = deployed.play("switches.yml")
     assert built.returncode == 0, built.tail()

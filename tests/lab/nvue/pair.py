@@ -142,13 +142,19 @@ def status(run_dir: Path) -> list[dict]:
     return rows
 
 
-def _lab_request(run_dir: Path, name: str, method: str, path: str, body=None) -> dict:
-    info = ready_info(run_dir, name)
-    credentials = (
+def credentials(run_dir: Path) -> tuple[str, str]:
+    """The account the pair was started with (its layout and its 0600 password file)."""
+    return (
         read_layout(run_dir)["username"],
         (run_dir / PASSWORD_FILE).read_text(encoding="utf-8").strip(),
     )
-    status_code, answer = request(info["port"], info["cert"], credentials, method, path, body)
+
+
+def _lab_request(run_dir: Path, name: str, method: str, path: str, body=None) -> dict:
+    info = ready_info(run_dir, name)
+    status_code, answer = request(
+        info["port"], info["cert"], credentials(run_dir), method, path, body
+    )
     if status_code != 200:
         raise PairError(f"{name} {method} {path}: HTTP {status_code}: {answer}")
     return answer
