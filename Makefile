@@ -74,22 +74,23 @@ test-unit: setup
 
 # The integration tier runs on six pytest-xdist workers: 376 s against 424 s with four on
 # the same machine and tree (2026-11-28, CI=true, the lab down); its floor is its longest
-# file (the canary's every-playbook run, 231 s). It leaves no CPU idle: `vmstat 5` during
-# it, alone, read 0 % idle and a run queue of 6-8 (CI of e813d58), and 25-33 with the
-# lab's guests beside it. Run beside the lab's tests instead of before
-# them (tried 2026-11-28), it slowed the lab where the lab waits on its own timers: at
-# nice 10 on six workers the NetworkManager sandbox took 164 s instead of 33 and lab
-# tests failed; at nice 19 on three workers the lab's own tests took 355 s instead of 234
-# and the integration tier 486 s, about a minute saved against the risk of a lab timer
-# run out. So the tiers run one after the other. A file stays on one worker unless it
-# says SPREAD_TESTS = True (tests/integration/conftest.py).
+# file (the canary's every-playbook run, 231 s). Alone it leaves no CPU idle (`vmstat 5`:
+# 0 %, a run queue of 6-8). `make test` runs it beside the lab's own tests, in the CPU
+# time they leave idle, at the weight of one session's autogroup at nice 19 (tests/lab/
+# lab.mk, tests/lab/beside.sh). Tried before as nice or SCHED_IDLE processes (2026-11-28
+# and -29) it slowed the lab's tests by half or more: the guests run in sessions of their
+# own, and the scheduler shares the CPUs between sessions before it looks at a process's
+# nice value. A file stays on one worker unless it says SPREAD_TESTS = True
+# (tests/integration/conftest.py).
 INTEGRATION_WORKERS ?= 6
 test-integration: setup $(INTEGRATION_PREREQS)
 	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup --durations=25 tests/integration $(PYTEST_ARGS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 
-test: lint test-unit test-integration $(TEST_EXTRA)  ## Everything CI runs
+# The integration tier runs inside test-system, beside the lab's own tests (tests/lab/lab.mk).
+test: INTEGRATION_BESIDE := 1
+test: lint test-unit $(INTEGRATION_PREREQS) $(TEST_EXTRA)  ## Everything CI runs
 	@echo ">> make test: all tiers passed"
 
 # ---------------------------------------------------------------- benchmarks
