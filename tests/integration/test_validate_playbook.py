@@ -28,16 +28,14 @@ def ansible_playbook(playbook: str, inventory_dir: Path, *extra: str):
         ANSIBLE_NOCOLOR="1",
         ANSIBLE_FORCE_COLOR="0",
     )
-    # The structured files go beside the inventory, not into the repo's build/: validate.yml
-    # removes the files of devices it does not know, e.g. a demo lab's, running meanwhile.
-    build = f"cxfab_build_dir={Path(inventory_dir).resolve().parent / 'build'}"
-    if Path(inventory_dir).resolve().is_relative_to(REPO_ROOT):  # a checked-in inventory
-        build = f"cxfab_build_dir={tempfile.mkdtemp(prefix='cxfab-validate-')}"
-    command = [str(ANSIBLE_PLAYBOOK), f"playbooks/{playbook}", "-i", str(inventory_dir)]
-    command += ["-e", build, *extra]
-    proc = subprocess.run(
-        command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    # The structured files go to a directory of the run's own, not the repo's build/:
+    # validate.yml removes the files of devices it does not know, e.g. a demo lab's.
+    with tempfile.TemporaryDirectory(prefix="cxfab-validate-") as build:
+        command = [str(ANSIBLE_PLAYBOOK), f"playbooks/{playbook}", "-i", str(inventory_dir)]
+        command += ["-e", f"cxfab_build_dir={build}", *extra]
+        proc = subprocess.run(
+            command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
     return proc.returncode, proc.stdout + proc.stderr
 
 

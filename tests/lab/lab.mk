@@ -78,7 +78,7 @@ DEPLOYED_TESTS := $(filter-out $(LAB_TESTS),$(wildcard $(TOP)/tests/system/test_
 LAB_MARKS ?=
 
 # `make test` runs the integration tier beside the lab's own tests (INTEGRATION_BESIDE):
-# they leave 40-55 % of the two cores idle (`vmstat 5`), their guests waiting on one
+# they leave 38-56 % of the two cores idle (`vmstat 5`), their guests waiting on one
 # another and on timers. The tier starts once the lab is up, in a session whose
 # autogroup is at nice 19 (tests/lab/beside.sh says why a session), and gets its full
 # share when the lab's own tests end; the deployed suites start once it has ended, so
@@ -109,12 +109,11 @@ test-system: setup  ## Lab tier: bring the lab up, run tests/system, bring it do
 	    { r=$$?; [ $$r = 5 ] || rc=$$r; }; \
 	  if [ -n "$$beside" ]; then \
 	    echo ">> test-system: waiting for the integration tier, at a full share now"; \
-	    $(BESIDE) finish $(BESIDE_LOG) || irc=1; beside=; \
+	    $(BESIDE) finish $(BESIDE_LOG) || irc=1; \
 	  fi; \
 	  pytest -q $(DEPLOYED_TESTS) -m "$(LAB_MARKS)" --durations=40 --durations-min=5 $(PYTEST_ARGS) || \
 	    { r=$$?; [ $$r = 5 ] || rc=$$r; }; \
 	fi; \
-	[ -z "$$beside" ] || $(BESIDE) finish $(BESIDE_LOG) || irc=1; \
 	$(LAB) down; \
 	[ ! -d $(TOP)/build/timing ] || (cd $(TOP) && python -m tests.tools.play_timing build/timing --top 8); \
 	[ $$irc = 0 ] || echo ">> test-system: the integration tier failed" >&2; \
