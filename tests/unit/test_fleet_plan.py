@@ -41,8 +41,10 @@ def test_ring_rounds_are_a_cycle_without_a_host_twice(count):
         ends = [h for p in pairs for h in p]
         assert len(ends) == len(set(ends))
     degree = Counter(h for p in chain.from_iterable(rounds) for h in p)
-    assert set(degree.values()) == ({1} if count == 2 else {2})
-    assert len(rounds) == (1 if count == 2 else 2 if count % 2 == 0 else 3)
+    assert set(degree.values()) == {2}
+    assert len(rounds) == (2 if count % 2 == 0 else 3)
+    clients = Counter(b for b in (p[1] for p in chain.from_iterable(rounds)))
+    assert set(clients.values()) == {1} and len(clients) == count, "each host a client once"
 
 
 @pytest.mark.parametrize("shape", [(3, 6, 0), (4, 5, 2), (1, 7, 0), (5, 1, 0)])
@@ -154,3 +156,14 @@ def test_plan_generated_plans_every_host_beside_hand_written_pairs_with_the_flee
 @pytest.mark.parametrize("count", range(0, 12))
 def test_the_budget_rule_counts_the_rounds_of_the_ring_as_the_planner_plans_them(count):
     assert ring_round_count(count) == len(fleet_plan.ring_rounds(count))
+
+
+def test_workloads_fleet_vlan_is_every_tests_vlan_else_the_lowest_shared():
+    fleet = {f"h{i}": {"rack": "pair0", "vlans": [10, 30], "cpus": ""} for i in range(4)}
+    chosen = fleet_plan.plan_fleet(fleet, budget_s=600, test_s=60, vlan=30)
+    assert {(t["vlan"], t["routed"]) for t in planned_tests(chosen)} == {(30, False)}
+    lowest = fleet_plan.plan_fleet(fleet, budget_s=600, test_s=60)
+    assert {(t["vlan"], t["routed"]) for t in planned_tests(lowest)} == {(10, False)}
+    fabric = {"hosts": {h: {"vlans": [{"id": 10}, {"id": 30}]} for h in fleet}}
+    fabric["workloads"] = {"plan": "generated", "fleet": {"vlan": 30}}
+    assert {t["vlan"] for t in planned_tests(fleet_plan.plan_for_fabric(fabric))} == {30}

@@ -19,6 +19,10 @@ above the median latency divided by `tolerance`. Then:
 A slow pair with a named node at one end is that node's evidence, not a link. A
 host measured in one pair only cannot tell node from link: its pair is named as a
 link and the host's own check is a warning.
+
+A pair tested both ways (the ring of two hosts) is judged per direction, keyed
+`client->server` (the way the reference tool's data went): a host's slow transmit
+shows as one slow direction against the other.
 """
 
 from __future__ import annotations
@@ -38,9 +42,28 @@ def _pair_key(a: str, b: str) -> str:
     return f"{a}~{b}" if a <= b else f"{b}~{a}"
 
 
-def matrix(results: list[dict], limits: dict, tolerance: float = TOLERANCE) -> dict:
+def both_ways(tests: list[dict]) -> set:
+    """The pairs of hosts tested in both directions, as frozensets."""
+    ways = {(t["server"], t["client"]) for t in tests}
+    return {frozenset(w) for w in ways if (w[1], w[0]) in ways and w[0] != w[1]}
+
+
+def matrix_key(server: str, client: str, directed: set) -> str:
+    """`a~b` for a pair tested one way, `client->server` for each way of one tested
+    both ways (`directed`: both_ways' set)."""
+    if frozenset((server, client)) in directed:
+        return f"{client}->{server}"
+    return _pair_key(server, client)
+
+
+def matrix(
+    results: list[dict], limits: dict, tolerance: float = TOLERANCE, directed: set | None = None
+) -> dict:
     """The matrix for report.json: the medians, every pair with its verdict and each
-    host's pairs. `limits`: host -> link limit in Gb/s (a pair's is the lower)."""
+    host's pairs. `limits`: host -> link limit in Gb/s (a pair's is the lower);
+    `directed`: the pairs judged per direction (both_ways of the plan, else of the
+    results)."""
+    directed = both_ways(results) if directed is None else directed
     if not results:
         return {"median_gbps": None, "median_latency_us": None, "pairs": [], "hosts": {}}
     bandwidth = median(float(r["gbps"]) for r in results)
@@ -73,7 +96,8 @@ def matrix(results: list[dict], limits: dict, tolerance: float = TOLERANCE) -> d
             reasons.append(f"{gbps:g} Gb/s < {tolerance:g} x median {bandwidth:g}")
         if lat is not None and latency and float(lat) > latency / tolerance:
             reasons.append(f"{float(lat):g} us > median {latency:g} / {tolerance:g}")
-        pair = {"pair": _pair_key(a, b), "hosts": [a, b], "gbps": gbps, "latency_us": lat}
+        pair = {"pair": matrix_key(result["server"], result["client"], directed), "hosts": [a, b]}
+        pair.update(client=result["client"], server=result["server"], gbps=gbps, latency_us=lat)
         pair.update({k: result[k] for k in ("transport_gbps", "round", "tool") if k in result})
         pair.update(limit_gbps=limit, slow=bool(reasons), why=reasons)
         pairs.append(pair)
@@ -120,12 +144,13 @@ def fleet_checks(
     tolerance: float = TOLERANCE,
     fabric_tolerance: float = FABRIC_TOLERANCE,
     unmeasured_why: dict | None = None,
+    directed: set | None = None,
 ) -> tuple[list[dict], dict]:
     """(checks, matrix): `perf.fleet.fabric`, `perf.fleet.node.<host>` for every
     planned host, `perf.fleet.pair.<a>~<b>` for every slow link named.
     `unmeasured_why`: host -> why a pair of it has no figure (a host with no figure
     at all fails "not measured" with it)."""
-    table = matrix(results, limits, tolerance)
+    table = matrix(results, limits, tolerance, directed)
     found = verdict(table)
     table["verdict"] = found
     hosts = table["hosts"]
@@ -155,17 +180,22 @@ def fleet_checks(
     for key in found["links"]:
         pair = by_pair[key]
         why = "; ".join(pair["why"])
+        # The evidence: the slow pair, then every other pair of its two hosts (what
+        # shows that they are fine elsewhere).
+        others = {k: by_pair[k] for h in pair["hosts"] for k in hosts[h]["pairs"] if k != key}
         if alone.intersection(pair["hosts"]):
             message = f"slow pair {key}: {why}; a host of it has no other pair: node or link?"
         else:
-            message = f"slow link {key}: {why}; both hosts are fine in their other pairs"
+            elsewhere = "tests" if "->" in key else "pairs"
+            message = (
+                f"slow link {key}: {why}; both hosts are fine in their other {elsewhere}:"
+                f" {_evidence(list(others.values()))}"
+            )
         expected = f">= {tolerance:g} x the fleet's median {measure}"
         observed = f"{pair['gbps']:g} Gb/s"
-        out.append(
-            check(
-                f"perf.fleet.pair.{key}", key, "fail", expected, observed, message, evidence=[pair]
-            )
-        )
+        evidence = [pair, *others.values()]
+        check_id = f"perf.fleet.pair.{key}"
+        out.append(check(check_id, key, "fail", expected, observed, message, evidence=evidence))
     return out, table
 
 
@@ -229,7 +259,9 @@ def plan_checks(
         for result in results or []:
             got[result["name"]] = result
     measured, missing, why_of = [], [], {}
-    for test in (t for tests in plan["rounds"] for t in tests):
+    planned = [t for tests in plan["rounds"] for t in tests]
+    directed = both_ways(planned)
+    for test in planned:
         result = got.get(test["name"])
         if result is not None and result.get("gbps"):
             measured.append(result)
@@ -237,7 +269,9 @@ def plan_checks(
         why = (result or {}).get("error") or (
             f"its client {test['client']} recorded no result (unreachable, or its play failed)"
         )
-        missing.append({"pair": _pair_key(test["server"], test["client"]), "why": why})
+        key = matrix_key(test["server"], test["client"], directed)
+        ends = sorted((test["server"], test["client"]))
+        missing.append({"pair": key, "hosts": ends, "why": why})
         for host in (test["server"], test["client"]):
             why_of.setdefault(host, f"{missing[-1]['pair']}: {why}")
     limits = {}
@@ -252,6 +286,7 @@ def plan_checks(
         float(settings.get("tolerance", TOLERANCE)),
         float(settings.get("fabric_tolerance", FABRIC_TOLERANCE)),
         why_of,
+        directed,
     )
     for entry in missing:
         expected = "a figure of the reference tool"

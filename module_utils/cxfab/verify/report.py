@@ -262,15 +262,22 @@ def plot_qos(series: list[dict]) -> bytes | None:
     return _plot_png(draw)
 
 
+def _ends(pair: dict) -> list[str]:
+    """The two hosts of a matrix entry (`hosts`; a report of schema 3 without it named
+    them in its key, `a~b`)."""
+    return pair.get("hosts") or pair["pair"].split("~")
+
+
 def plot_fleet(table: dict | None) -> bytes | None:
     """The fleet's heatmap: host x host, each tested pair's figure over the fleet's median
     (its share of its link limit when every limit is known), red below the tolerance;
-    a pair not tested is blank, one not measured is marked with an x."""
+    a pair not tested is blank, one not measured is marked with an x. A pair tested
+    both ways fills its two cells apart: the row is the client, the column the server."""
     if not table or not (table.get("pairs") or table.get("not_measured")):
         return None
     hosts = sorted(
         set(table.get("hosts") or {})
-        | {h for p in table.get("not_measured") or [] for h in p["pair"].split("~")}
+        | {h for p in table.get("not_measured") or [] for h in _ends(p)}
     )
     index = {host: i for i, host in enumerate(hosts)}
     share = table.get("median_share_of_limit")
@@ -285,12 +292,16 @@ def plot_fleet(table: dict | None) -> bytes | None:
 
         grid = numpy.full((len(hosts), len(hosts)), numpy.nan)
         for pair in table.get("pairs") or []:
-            a, b = (index[h] for h in pair["hosts"])
-            grid[a, b] = grid[b, a] = numpy.nan if ratio(pair) is None else ratio(pair)
+            figure = numpy.nan if ratio(pair) is None else ratio(pair)
+            if "->" in pair["pair"]:  # tested both ways: row the client, column the server
+                grid[index[pair["client"]], index[pair["server"]]] = figure
+            else:
+                a, b = (index[h] for h in pair["hosts"])
+                grid[a, b] = grid[b, a] = figure
         tolerance = float(table.get("tolerance") or 0.8)
         image = ax.imshow(grid, cmap="RdYlGn", vmin=tolerance - 0.3, vmax=1.1)
         for pair in table.get("not_measured") or []:
-            a, b = (index[h] for h in pair["pair"].split("~"))
+            a, b = (index[h] for h in _ends(pair))
             ax.plot([a, b], [b, a], "kx", markersize=4)
         ax.figure.colorbar(image, ax=ax, label="pair / fleet median")
         if len(hosts) <= 40:  # beyond, names would overlap: report.json has them
@@ -298,6 +309,9 @@ def plot_fleet(table: dict | None) -> bytes | None:
             ax.set_yticks(range(len(hosts)), hosts, fontsize=7)
         else:
             ax.set_xlabel("host, by name (report.json names each pair)")
+        if any("->" in p["pair"] for p in table.get("pairs") or []):
+            ax.set_ylabel("client (pairs tested both ways: one cell per way)")
+            ax.set_xlabel("server")
         ax.set_title(f"Fleet pairs ({len(table.get('pairs') or [])} measured)")
 
     return _plot_png(draw, size=(7, 6))

@@ -5,7 +5,10 @@ built from the hosts' switch pairs (racks) and sized by a time budget:
 
 1. the ring: hosts in rack order, each with its two neighbours (2 rounds, 3 for an
    odd count). Always planned, whatever the budget: every host is tested twice with
-   two different partners, and every rack meets the next one at its ends;
+   two different partners, and every rack meets the next one at its ends. Two hosts
+   are the ring's least case: their pair both ways, so that each host is a client
+   once as in any ring, and a slow direction (one host's transmit) shows against the
+   other;
 2. inside the racks: a round-robin tournament (circle method) in every rack at once,
    round k of each rack in round k of the plan (a perfect matching per round; an odd
    rack gives one host a bye);
@@ -65,11 +68,12 @@ def circle_round_count(count: int) -> int:
 
 
 def ring_rounds(count: int) -> list[list[tuple[int, int]]]:
-    """The ring 0-1-...-(count-1)-0 as 2 rounds (3 for an odd count); 2 hosts: 1 test."""
+    """The ring 0-1-...-(count-1)-0 as 2 rounds (3 for an odd count), each host the
+    client (the pair's second) once; 2 hosts: their pair both ways, in 2 rounds."""
     if count < 2:
         return []
     if count == 2:
-        return [[(0, 1)]]
+        return [[(0, 1)], [(1, 0)]]
     edges = [(i, (i + 1) % count) for i in range(count)]
     if count % 2 == 0:
         return [edges[0::2], edges[1::2]]
@@ -101,7 +105,12 @@ class FleetPlanner:
         return True
 
     def ring(self) -> list[list[tuple[int, int]]]:
-        return [[p for p in r if self._new(*p)] for r in ring_rounds(len(self.names))]
+        """The ring's rounds, all of them (its pairs are distinct but for two hosts, whose
+        one pair it tests both ways); the later phases skip its pairs."""
+        rounds = ring_rounds(len(self.names))
+        for a, b in (pair for pairs in rounds for pair in pairs):
+            self._new(a, b)
+        return rounds
 
     def rack_rounds(self):
         """Rounds of the tournaments inside every rack, run side by side."""
@@ -133,12 +142,14 @@ class FleetPlanner:
 
 
 class TestMaker:
-    """Tests of the plan. A test's VLAN is the lowest both hosts carry, else the
-    server's lowest (the client reaches it through its gateway: `routed`); worked out
-    once per pair of distinct VLAN lists, as racks share theirs."""
+    """Tests of the plan. A test's VLAN is `workloads.fleet.vlan` when set, else the
+    lowest both hosts carry, else the server's lowest (the client reaches it through
+    its gateway: `routed`); worked out once per pair of distinct VLAN lists, as racks
+    share theirs."""
 
-    def __init__(self, members: dict):
+    def __init__(self, members: dict, vlan: int | None = None):
         self.members = members
+        self.vlan = vlan  # workloads.fleet.vlan: every test on it (validated on every host)
         self.profile: dict = {}
         self.choice: dict = {}
 
@@ -149,6 +160,8 @@ class TestMaker:
     def test(self, server: str, client: str, phase: str, vlan: int | None = None) -> PlannedPair:
         test: PlannedPair = {"name": f"{server}~{client}", "server": server, "client": client}
         test["phase"] = phase
+        if vlan is None and self.vlan is not None:
+            vlan, test["routed"] = self.vlan, False
         if vlan is None:
             (ps, server_vlans), (pc, client_vlans) = self._profile(server), self._profile(client)
             chosen = self.choice.get((ps, pc))
@@ -181,7 +194,11 @@ def pack_given(members: dict, pairs: list[PlannedPair]) -> list[list[PlannedPair
 
 
 def plan_fleet(
-    members: dict, budget_s: float, test_s: float, given: list[PlannedPair] | None = None
+    members: dict,
+    budget_s: float,
+    test_s: float,
+    given: list[PlannedPair] | None = None,
+    vlan: int | None = None,
 ) -> dict:
     """The plan: {source, test_s, rounds: [[test, ...], ...], tests, seconds, budget_s,
     phases: {phase: rounds}, cpus: {host: NUMA-local CPUs}}. The ring is planned even
@@ -200,7 +217,7 @@ def plan_fleet(
                     break
                 if pairs:
                     index_rounds.append((phase, pairs))
-        test = TestMaker(members).test
+        test = TestMaker(members, vlan).test
         rounds = [
             [test(names[a], names[b], phase) for a, b in pairs] for phase, pairs in index_rounds
         ]
@@ -234,4 +251,5 @@ def plan_for_fabric(
     budget_s = fleet.get("budget_s", 600) if budget_s is None else budget_s
     test_s = fleet.get("test_s", 20) if test_s is None else test_s
     given = None if workloads.get("plan") == "generated" else workloads.get("pairs")
-    return plan_fleet(fleet_members(fabric, cpus), budget_s, test_s, given=given)
+    members = fleet_members(fabric, cpus)
+    return plan_fleet(members, budget_s, test_s, given=given, vlan=fleet.get("vlan"))

@@ -81,7 +81,7 @@ def ring_round_count(hosts: int) -> int:
     not import the workloads room (a unit test holds the two equal)."""
     if hosts < 2:
         return 0
-    return 1 if hosts == 2 else 2 if hosts % 2 == 0 else 3
+    return 2 if hosts % 2 == 0 else 3
 
 
 @rule("workload-fleet-budget")
@@ -105,3 +105,19 @@ def workload_fleet_budget(view: FabricView) -> Iterator[Finding]:
             f" {rounds} round(s) of {fleet['test_s']} s (workloads.fleet.test_s);"
             f" it needs at least {needed} s",
         )
+
+
+@rule("workload-fleet-vlan")
+def workload_fleet_vlan(view: FabricView) -> Iterator[Finding]:
+    """A generated plan's `fleet.vlan` is a tagged VLAN with an address on every host."""
+    if view.workloads.get("plan") != "generated":
+        return
+    vlan = view.workloads["fleet"].get("vlan")
+    if vlan is None:
+        return
+    for name, host in sorted(view.hosts.items()):
+        if vlan not in {v["id"] for v in host["vlans"] if "address" in v}:
+            yield (
+                ("workloads", "fleet", "vlan"),
+                f"VLAN {vlan} has no address on {name}: every host of the plan must carry it",
+            )
