@@ -2,12 +2,14 @@
  * AVX-512 versions picked at run time.
  *
  * One explicit time step, for every cell with the four neighbours (zero
- * outside the grid):
- *     s = ((left + right) + up) + down;  s = s - 4*a;  out = a + k*s
- * Every version evaluates exactly this expression in this order with
- * separate IEEE multiplies and adds (the build uses -ffp-contract=off so no
- * multiply-add is fused, and no intrinsic FMA is used), so all ISAs give
- * bit-identical grids. */
+ * outside the grid), a + k*(left + right + up + down - 4a) written as
+ *     s = (left + right) + (up + down);  out = fma(k, s, (1 - 4k)*a)
+ * with one rounding in the fused multiply-add. Three adds, not four: the
+ * adds are what bounds the kernel in cache (docs/native.md). Every version
+ * evaluates exactly this expression in this order (the build uses
+ * -ffp-contract=off so nothing else is fused), and an FMA is correctly
+ * rounded wherever it runs (the vector instruction, or the C library's fma()
+ * on a CPU without one), so all ISAs give bit-identical grids. */
 #ifndef CXFAB_STENCIL_H
 #define CXFAB_STENCIL_H
 
@@ -17,6 +19,7 @@ enum isa { ISA_SCALAR, ISA_AVX2, ISA_AVX512, ISA_AUTO };
 extern const char *const isa_names[]; /* indexed by enum isa, NULL-terminated */
 
 #define STENCIL_FACTOR 0.01 /* diffusion number k (stable for k <= 0.25) */
+#define STENCIL_KEEP (1.0 - 4.0 * STENCIL_FACTOR) /* what a cell keeps of itself */
 #define INIT_HALF_WIDTH 10  /* the initial hot square is 2*10 cells wide, as in seed 000 */
 #define INIT_VALUE 1e4
 

@@ -11,6 +11,7 @@
 #include "stencil.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,8 @@ static void reference(const double *grid, double *out, int lo, int hi, int n)
             double right = j + 1 < n ? grid[(size_t)i * n + j + 1] : 0.0;
             double up = i > 0 ? grid[(size_t)(i - 1) * n + j] : 0.0;
             double down = i + 1 < n ? grid[(size_t)(i + 1) * n + j] : 0.0;
-            double s = left + right;
-            s = s + up;
-            s = s + down;
-            s = s - 4.0 * a;
-            out[(size_t)(i - lo) * n + j] = a + STENCIL_FACTOR * s;
+            double s = (left + right) + (up + down);
+            out[(size_t)(i - lo) * n + j] = fma(STENCIL_FACTOR, s, STENCIL_KEEP * a);
         }
 }
 

@@ -3,12 +3,16 @@
 The reference below is written from the formula in native/src/stencil.h, not
 from the C code: one explicit diffusion step with zero outside the grid, then
 the client's boundary step (outer ring forced to 0). Same operation order as
-the C kernels and no fused multiply-add, so the grids must be bit-identical.
+the C kernels, and their one fused multiply-add computed exactly (NumPy has
+none): the grids must be bit-identical.
 """
 
 import json
+import math
 import os
+import random
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +23,7 @@ pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("CXFAB_NATIVE_BUILD", REPO / "native" / "build"))
 FACTOR = 0.01
+KEEP = 1.0 - 4.0 * FACTOR  # stencil.h's STENCIL_KEEP, rounded as C rounds it
 HALF_WIDTH = 10
 INIT_VALUE = 1e4
 
@@ -49,17 +54,32 @@ def grid_side(size_bytes: int) -> int:
     return n
 
 
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp's split: x = hi + lo exactly, each with 26 significant bits."""
+    t = 134217729.0 * x  # 2**27 + 1
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def fma(k: float, s: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """k * s + c rounded once, per element, as the C library's fma() and the vector
+    FMA round it: Dekker's product gives k * s exactly as p + e (exact while nothing
+    overflows or underflows), math.fsum rounds the exact sum of the three once."""
+    p = k * s
+    (kh, kl), (sh, sl) = _split(np.full_like(s, k)), _split(s)
+    e = ((kh * sh - p) + kh * sl + kl * sh) + kl * sl
+    terms = zip(p.ravel().tolist(), e.ravel().tolist(), c.ravel().tolist(), strict=True)
+    return np.array([math.fsum(t) for t in terms]).reshape(s.shape)
+
+
 def reference_grid(n: int, iterations: int) -> np.ndarray:
     grid = np.zeros((n, n))
     lo, hi = max(n // 2 - HALF_WIDTH, 1), min(n // 2 + HALF_WIDTH, n - 1)
     grid[lo:hi, lo:hi] = INIT_VALUE
     for _ in range(iterations):
         padded = np.pad(grid, 1)
-        s = padded[1:-1, :-2] + padded[1:-1, 2:]
-        s = s + padded[:-2, 1:-1]
-        s = s + padded[2:, 1:-1]
-        s = s - 4.0 * grid
-        grid = grid + FACTOR * s
+        s = (padded[1:-1, :-2] + padded[1:-1, 2:]) + (padded[:-2, 1:-1] + padded[2:, 1:-1])
+        grid = fma(FACTOR, s, KEEP * grid)
         grid[0, :] = grid[-1, :] = 0.0
         grid[:, 0] = grid[:, -1] = 0.0
     return grid
@@ -84,6 +104,22 @@ def run_json(cmd: list[str]) -> dict:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def test_the_references_fma_is_rounded_once():
+    """Guards the reference's fma(): against exact rational arithmetic (float() of a
+    Fraction rounds it once, to nearest even), on values of the grids' range and on
+    ties built to catch a second rounding."""
+    rng = random.Random(7)
+    s = [rng.uniform(0, 4e4) * 10.0 ** -rng.randint(0, 40) for _ in range(3000)]
+    c = [rng.choice([-1, 1]) * rng.uniform(0, 1e4) * 10.0 ** -rng.randint(0, 40) for _ in s]
+    s += [1.0 + 2.0**-52, 3.0, 1e4]
+    c += [-FACTOR * (1.0 + 2.0**-52), -0.03, 2.0**-60]
+    got = fma(FACTOR, np.array(s), np.array(c))
+    want = [float(Fraction(FACTOR) * Fraction(a) + Fraction(b)) for a, b in zip(s, c, strict=True)]
+    assert got.tolist() == want
+    naive = (FACTOR * np.array(s) + np.array(c)).tolist()
+    assert naive != want, "no case where one rounding differs from two: the guard proves nothing"
 
 
 def test_reference_is_not_trivial():
