@@ -40,8 +40,11 @@ PRIMARY, SECONDARY = "lab-sw-a", "lab-sw-b"
 BONDS = ("bond1", "bond2")  # the lab's two MLAG bonds, `bond mlag id` 1 and 2
 CONVERGE_S, HEAL_S = 30, 60
 # The drill's waits: no gateway moves here (VRR on both peers), so the failure needs no
-# takeover time; 8 s down still gives each path over 10 pings on either side.
-DOWN_S, SETTLE_S = 8, 5
+# takeover time; 8 s down still gives each path over 10 pings on either side. The return
+# window is 10 s: with 5, a CI run (2026-11-29, d70a0b7) saw lab-host1's bond lose its last
+# 1-2 pings to every target 5 s after lab-sw-a was back (gaps 0.37-0.60 s), so the drill
+# ended before the path could show it had recovered.
+DOWN_S, SETTLE_S = 8, 10
 # A path whose gateway is VRR on both peers loses at most what the data path does.
 MAX_GAP_S = 3.0
 
