@@ -5,7 +5,7 @@
  * outside the grid), a + k*(left + right + up + down - 4a) written as
  *     s = (left + right) + (up + down);  out = fma(k, s, (1 - 4k)*a)
  * with one rounding in the fused multiply-add. Three adds, not four: the
- * adds are what bounds the kernel in cache (docs/native.md). Every version
+ * adds are what bounds the kernel in cache (docs/native-vs-memcpy.md). Every version
  * evaluates exactly this expression in this order (the build uses
  * -ffp-contract=off so nothing else is fused), and an FMA is correctly
  * rounded wherever it runs (the vector instruction, or the C library's fma()

@@ -6,7 +6,7 @@
  * the reference for a transport with N messages in flight, whose every copy
  * lands in a slot last written N messages earlier. Copying into one buffer
  * keeps 2 x size hot; a 4-slot ring cycles through 5 x size, and at 4 MiB
- * that is the difference between L3 and memory (docs/native.md). */
+ * that is the difference between L3 and memory (docs/native-vs-memcpy.md). */
 #define _GNU_SOURCE
 #include "common.h"
 #include "options.h"

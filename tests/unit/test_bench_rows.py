@@ -93,3 +93,22 @@ def test_seed_table_puts_our_ratios_beside_the_seeds():
     assert table["shared memory / TCP throughput (information)"]["ours"] == 3.0
     without = rows.seed_table({}, latency, rcat)
     assert "shared memory / TCP throughput (information)" not in {r["figure"] for r in without}
+
+
+def stencil_run(stencil_gbps, memcpy_gbps):
+    return {
+        "stencil_bytes_per_s": stencil_gbps * 1e9,
+        "memcpy_bytes_per_s": memcpy_gbps * 1e9,
+        "stencil_vs_memcpy": stencil_gbps / memcpy_gbps,
+    }
+
+
+def test_a_disturbed_memcpy_repeat_does_not_flatter_the_stencil():
+    quiet = [stencil_run(35, 45), stencil_run(36, 46), stencil_run(34, 44)]
+    disturbed = stencil_run(35, 30)  # another tenant slowed this repeat's memcpy
+    judged = rows.best_of_each_side([*quiet, disturbed])
+    assert judged["stencil_vs_memcpy"] == pytest.approx(36 / 46)
+    assert judged["stencil_bytes_per_s"] == 36e9
+    assert judged["memcpy_bytes_per_s"] == 46e9
+    assert len(judged["repeats"]) == 4
+    assert judged["median_of_paired_ratios"] == pytest.approx((35 / 45 + 36 / 46) / 2)
