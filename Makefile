@@ -28,7 +28,7 @@ PYTEST_ARGS  ?=
 -include $(TOP)/tests/lab/lab.mk
 
 .PHONY: help setup setup-apt setup-venv lint test test-fast test-unit test-integration \
-        test-system docs demo clean distclean bench-rollout
+        test-system docs demo clean distclean bench-rollout lint-and-unit
 
 help:  ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | sort | \
@@ -88,9 +88,14 @@ test-integration: setup $(INTEGRATION_PREREQS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 
+# Lint and the unit tests side by side: each keeps one core busy (ansible-lint 44 s, the
+# unit tests 39 s on 2026-11-29); each one's output is printed whole when it ends.
+lint-and-unit:
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint test-unit
+
 # The integration tier runs inside test-system, beside the lab's own tests (tests/lab/lab.mk).
 test: INTEGRATION_BESIDE := 1
-test: lint test-unit $(INTEGRATION_PREREQS) $(TEST_EXTRA)  ## Everything CI runs
+test: lint-and-unit $(INTEGRATION_PREREQS) $(TEST_EXTRA)  ## Everything CI runs
 	@echo ">> make test: all tiers passed"
 
 # ---------------------------------------------------------------- benchmarks
