@@ -73,10 +73,8 @@ test-unit: setup
 	pytest -q tests/unit $(PYTEST_ARGS)
 
 # The integration tier runs on six pytest-xdist workers: 376 s against 424 s with four on
-# the same machine and tree (2026-11-28, CI=true, the lab down). Its longest files start
-# first and the canary's every-playbook run is five tests, so no file runs alone at the
-# end: the workers ended within 31 s of each other (2026-11-29, 364 s; tests/integration/
-# conftest.py). Alone it leaves no CPU idle (`vmstat 5`:
+# the same machine and tree (2026-11-28, CI=true, the lab down); its floor is its longest
+# file (the canary's every-playbook run, 231 s). Alone it leaves no CPU idle (`vmstat 5`:
 # 0 %, a run queue of 6-8). `make test` runs it beside the lab's own tests, in the CPU
 # time they leave idle, at the weight of one session's autogroup at nice 19 (tests/lab/
 # lab.mk, tests/lab/beside.sh). Tried before as nice or SCHED_IDLE processes (2026-11-28
