@@ -84,7 +84,7 @@ test-unit: setup
 # (tests/integration/conftest.py).
 INTEGRATION_WORKERS ?= 6
 test-integration: setup $(INTEGRATION_PREREQS)
-	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25 tests/integration $(PYTEST_ARGS)
+	pytest -q -n $(INTEGRATION_WORKERS) --dist loadgroup --durations=25 tests/integration $(PYTEST_ARGS)
 
 test-fast: lint test-unit  ## Lint and unit tests only
 

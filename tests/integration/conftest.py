@@ -6,30 +6,17 @@ set up once), unless the file says `SPREAD_TESTS = True`: its tests are independ
 (each builds its own world in tmp_path) and go to whichever worker is free. Without
 that, the longest file alone set the tier's time.
 
-xdist hands the groups out largest first by their number of tests, so a long file of
-few tests ran alone at the end (test_canary_every_playbook.py, 2 tests, started 130 s
-into a 353 s tier and ended it). The order is made here instead (the Makefile turns
-xdist's off with --no-loadscope-reorder): first the files that give their measured
-`WORKER_SECONDS` (those of 90 s and more), longest first, then the rest largest group
-first, as xdist would; every group keeps the order of its tests. A stale figure only
-costs time.
-
 The fixtures more than one file uses: `bin_dir`, the native build.
 """
 
 from __future__ import annotations
 
-import collections
 import subprocess
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def worker_seconds(item) -> float:
-    return float(getattr(getattr(item, "module", None), "WORKER_SECONDS", 0))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -39,16 +26,6 @@ def pytest_collection_modifyitems(items):
         module = getattr(item, "module", None)
         if module is not None and not getattr(module, "SPREAD_TESTS", False):
             item.add_marker(pytest.mark.xdist_group(module.__name__))
-    scope = {id(item): group_of(item) for item in items}
-    size = collections.Counter(scope.values())
-    # Stable: a group's tests keep their order.
-    items.sort(key=lambda item: (-worker_seconds(item), -size[scope[id(item)]]))
-
-
-def group_of(item) -> str:
-    """The scope xdist's loadgroup gives the item: its group, else the test alone."""
-    mark = item.get_closest_marker("xdist_group")
-    return mark.args[0] if mark is not None and mark.args else item.nodeid
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,6 @@ both passwords.
 The snapshots are the switches' running-configs, deliberately unredacted (0600,
 outside git): on a real switch they carry hashed user passwords; the CLI login
 password must not be in them, and this test proves it is not.
-
-The switch plays and the host playbooks are separate tests, the host playbooks in
-four shares, each with its own pair and password (`SPREAD_TESTS`): as one test it
-took 187 s and was the integration tier's last test by far (make test's CI log).
 """
 
 from __future__ import annotations
@@ -31,10 +27,6 @@ import pytest
 from tests.tools import canary
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-# Worker time alone (2026-11-29), for the tier's schedule only (conftest.py).
-WORKER_SECONDS = 190
-# Independent tests (each starts its own pair in tmp_path): any free worker takes one.
-SPREAD_TESTS = True
 fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
 
 REPO_DIRECTORIES = [canary.REPO_ROOT / name for name in ("build", "backups", "reports")]
@@ -54,9 +46,6 @@ HOST_PLAYBOOKS = [
 ]
 # Run above with the pair.
 SWITCH_PLAYBOOKS = ["switches.yml"]
-# Tests the host playbooks are dealt into, in HOST_PLAYBOOKS' order: verify.yml and
-# site.yml, the two long runs (98 s together in one share of three), in different ones.
-HOST_SHARES = 4
 # Only ever imported, after validate.yml: validate.yml by every playbook (it touches no
 # device), host_state.yml (the one-call host reading) by site.yml and the NIC stages,
 # nic_pending.yml as site.yml's last stage (alone it stops at once, naming validate.yml).
@@ -158,37 +147,16 @@ def test_every_playbook_is_run_here():
     assert found == sorted(HOST_PLAYBOOKS + SWITCH_PLAYBOOKS + IMPORTED_FIRST + TASK_FILES)
 
 
-def _inventories(pair, tmp_path: Path, password: str, wrong: str) -> tuple[Path, Path]:
-    """The good and the wrong-password inventory, both trusting the pair's host keys."""
-    inventory = canary.inventory(tmp_path / "good", password, _point_at(pair))
-    wrong_inventory = canary.inventory(tmp_path / "wrong", wrong, _point_at(pair))
-    known_hosts = pair.write_known_hosts(tmp_path / "switches_known_hosts")
-    for directory in (inventory, wrong_inventory):
-        _trust_switch_keys(directory, known_hosts)
-    return inventory, wrong_inventory
-
-
-def _assert_no_leak(tmp_path: Path, runs: list[canary.Run], logs: list[Path], *secrets):
-    """Neither password in any run's output, anything it wrote, or the emulator's logs."""
-    assert logs and all(log.stat().st_size > 0 for log in logs)
-    places = [
-        tmp_path / "build",
-        tmp_path / "reports",
-        tmp_path / "snapshots",
-        tmp_path / "facts",
-        *logs,
-        *REPO_DIRECTORIES,
-    ]
-    for secret in secrets:
-        canary.assert_not_leaked(secret, runs, places)
-
-
-def test_switch_plays_and_the_drill_on_every_path_keep_the_password_out(tmp_path):
+def test_every_playbook_and_its_failure_paths_keep_the_password_out(tmp_path):
     password = canary.new_password()
     wrong = canary.new_password()
     runs: list[canary.Run] = []
     with fixtures.onyx_pair(tmp_path / "emulator", password=password) as pair:
-        inventory, wrong_inventory = _inventories(pair, tmp_path, password, wrong)
+        inventory = canary.inventory(tmp_path / "good", password, _point_at(pair))
+        wrong_inventory = canary.inventory(tmp_path / "wrong", wrong, _point_at(pair))
+        known_hosts = pair.write_known_hosts(tmp_path / "switches_known_hosts")
+        for directory in (inventory, wrong_inventory):
+            _trust_switch_keys(directory, known_hosts)
 
         # A line the switch refuses: the peer is reverted, the run fails.
         pair.ctl("lab-sw-a", "reject-line", "vlan 4000")
@@ -235,6 +203,21 @@ def test_switch_plays_and_the_drill_on_every_path_keep_the_password_out(tmp_path
         assert drill_refused.returncode != 0
         assert "Authentication" in drill_refused.stdout, drill_refused.stdout[-3000:]
         assert pair.logins("lab-sw-a") == logins + 2
+
+        # Every host playbook (and site.yml) against unreachable hosts, a few at a time.
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            host_runs = list(
+                pool.map(
+                    lambda playbook: _run(
+                        playbook, inventory, tmp_path, *PLAYBOOK_EXTRA.get(playbook, [])
+                    ),
+                    HOST_PLAYBOOKS,
+                )
+            )
+        runs.extend(host_runs)
+        for playbook, run in zip(HOST_PLAYBOOKS, host_runs, strict=True):
+            assert run.returncode != 0, f"{playbook} passed against unreachable hosts"
+            assert "UNREACHABLE!" in run.stdout, f"{playbook}: {run.stdout[-2000:]}"
         logs = sorted((tmp_path / "emulator").glob("*.log"))
 
     # The facts the drill run kept (the validated fabric among them) hold no credentials:
@@ -247,29 +230,14 @@ def test_switch_plays_and_the_drill_on_every_path_keep_the_password_out(tmp_path
     assert len(snapshots) >= 2 and all(s.stat().st_mode & 0o777 == 0o600 for s in snapshots)
     # Running-configs as read from the switch (they start with the "##" banner).
     assert all(s.read_text(encoding="utf-8").startswith("##") for s in snapshots)
-    assert len(logs) == 2
-    _assert_no_leak(tmp_path, runs, logs, password, wrong)
-
-
-@pytest.mark.parametrize("share", range(HOST_SHARES))
-def test_host_playbooks_against_unreachable_hosts_keep_the_password_out(tmp_path, share):
-    """Every host playbook (and site.yml) with hosts at TEST-NET addresses: each fails
-    on its unreachable path; site.yml and verify.yml log into the pair first."""
-    playbooks = HOST_PLAYBOOKS[share::HOST_SHARES]
-    password = canary.new_password()
-    with fixtures.onyx_pair(tmp_path / "emulator", password=password) as pair:
-        inventory, _ = _inventories(pair, tmp_path, password, canary.new_password())
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(
-                pool.map(
-                    lambda playbook: _run(
-                        playbook, inventory, tmp_path, *PLAYBOOK_EXTRA.get(playbook, [])
-                    ),
-                    playbooks,
-                )
-            )
-        for playbook, run in zip(playbooks, runs, strict=True):
-            assert run.returncode != 0, f"{playbook} passed against unreachable hosts"
-            assert "UNREACHABLE!" in run.stdout, f"{playbook}: {run.stdout[-2000:]}"
-        logs = sorted((tmp_path / "emulator").glob("*.log"))
-    _assert_no_leak(tmp_path, runs, logs, password)
+    assert len(logs) == 2 and all(log.stat().st_size > 0 for log in logs)
+    places = [
+        tmp_path / "build",
+        tmp_path / "reports",
+        tmp_path / "snapshots",
+        tmp_path / "facts",
+        *logs,
+        *REPO_DIRECTORIES,
+    ]
+    for secret in (password, wrong):
+        canary.assert_not_leaked(secret, runs, places)

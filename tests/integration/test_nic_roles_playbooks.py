@@ -30,8 +30,6 @@ pytestmark = [
         not (REPO / "playbooks" / "validate.yml").exists(), reason="validate.yml not written yet"
     ),
 ]
-# Worker time alone (2026-11-29), for the tier's schedule only (conftest.py).
-WORKER_SECONDS = 115
 
 
 class FabricLab(Lab):

@@ -19,8 +19,6 @@ from tests.integration import onyx_inventory  # noqa: E402
 from tests.integration.test_switch_roles import run_playbook, show  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-# Worker time alone (2026-11-29), for the tier's schedule only (conftest.py).
-WORKER_SECONDS = 125
 fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
 pytest.importorskip("netmiko")
 

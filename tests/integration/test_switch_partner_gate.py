@@ -16,8 +16,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-# Worker time alone (2026-11-29), for the tier's schedule only (conftest.py).
-WORKER_SECONDS = 186
 fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
 pytest.importorskip("netmiko")
 

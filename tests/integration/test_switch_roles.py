@@ -25,8 +25,6 @@ sys.path.insert(0, str(REPO))
 from tests.integration import onyx_inventory  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-# Worker time alone (2026-11-29), for the tier's schedule only (conftest.py).
-WORKER_SECONDS = 157
 fixtures = pytest.importorskip("tests.lab.onyx.fixtures")
 netmiko = pytest.importorskip("netmiko")
 
