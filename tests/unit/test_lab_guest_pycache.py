@@ -88,3 +88,29 @@ def test_a_corrupt_entry_or_an_unusable_cache_falls_back_to_compiling(tmp_path):
     # zipimport (3.11) compiles a module twice, for its spec and for its code: without a
     # cache both compiles happen.
     assert unusable["answer"] == 3 and len(unusable["compiles"]) >= 1
+
+
+CONTROLLER_SITE = Path(__file__).resolve().parents[1] / "tools" / "pycache_site"
+
+
+def test_the_test_tiers_controller_loads_the_same_cache_from_its_pythonpath(tmp_path):
+    """make's test tiers put tests/tools/pycache_site first on PYTHONPATH: a plain
+    interpreter (site enabled, no -S) then keeps a zip import's bytecode, reads it back
+    the next time, and imports the same code."""
+    cache = tmp_path / "cache"
+    archive = write_zip(tmp_path / "payload.zip", 7)
+    probe = (
+        "import sys, zipimport; sys.path.insert(0, sys.argv[1]); import payload_mod; "
+        "print(payload_mod.ANSWER, zipimport._compile_source.__module__)"
+    )
+    env = {"PYTHONPATH": str(CONTROLLER_SITE), "CXFAB_LAB_PYCACHE": str(cache)}
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(archive)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        assert done.stdout.split() == ["7", "cxfab_zip_pycache"], done
+        assert len(list(cache.glob("*.code"))) == 1

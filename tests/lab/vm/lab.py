@@ -24,6 +24,7 @@ printed and kept in tests/lab/run/unavailable for the lab tests to report).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -209,16 +210,20 @@ def make_firmware_image() -> None:
 def compile_guest_python() -> None:
     """Byte-compile the NIC tool emulator for the guests' interpreter.
 
-    The guests see this tree read-only, and the controller may run with
-    PYTHONDONTWRITEBYTECODE (no __pycache__ is ever written): then every emulated
-    mlnx_qos/mlxlink call compiled ~2,700 lines under TCG, 5-6 s of its ~7 s.
-    compileall writes the .pyc files whatever that variable says.
+    The guests see this tree read-only and look for bytecode in its __pycache__
+    directories. The controller may keep its own elsewhere (PYTHONPYCACHEPREFIX, as
+    make does) or none (PYTHONDONTWRITEBYTECODE): then every emulated mlnx_qos/mlxlink
+    call compiled ~2,700 lines under TCG, 5-6 s of its ~7 s. compileall writes the .pyc
+    files whatever PYTHONDONTWRITEBYTECODE says, and beside the sources once
+    PYTHONPYCACHEPREFIX is gone from its environment.
     """
     python = shutil.which("python3", path="/usr/bin") or sys.executable
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
     subprocess.run(
         [python, "-m", "compileall", "-q", str(CXEMU_BIN.parent / "cxemu")],
         check=True,
         stdout=subprocess.DEVNULL,
+        env=env,
     )
 
 
