@@ -90,6 +90,9 @@ LAB_MARKS ?=
 # starved; it no longer does).
 # From a fresh clone (0a0068b, CI=true): make test 35:33, the lab's own tests 330 s,
 # the integration tier's 266 tests passed 506 s after it started, 176 s after they ended.
+# 2026-11-29, fresh clones with CI=true: 914f54c 38:55 (own tests 263 s, the tier 441 s
+# beside them, deployed 1691 s); 637b835 34:54 (285 s, 390 s, 1535 s) once lint and the
+# unit tests ran side by side and the test tiers kept bytecode (Makefile).
 INTEGRATION_BESIDE ?=
 BESIDE := $(TOP)/tests/lab/beside.sh
 BESIDE_LOG := $(TOP)/build/integration-beside.log
