@@ -25,6 +25,6 @@ _CACHE = os.path.join(
     "vm",
     "guest_pycache.py",
 )
-_spec = importlib.util.spec_from_file_location("cxfab_zip_pycache", _CACHE)
-if _spec is not None and _spec.loader is not None and os.path.exists(_CACHE):
+if os.path.exists(_CACHE):  # a file's location always gives a spec with a loader
+    _spec = importlib.util.spec_from_file_location("cxfab_zip_pycache", _CACHE)
     _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
