@@ -166,6 +166,7 @@ __attribute__((target("avx512f"))) static void rows2_avx512(const double *a0, co
                                                            int n)
 {
     const __m512d keep = _mm512_set1_pd(STENCIL_KEEP), k = _mm512_set1_pd(STENCIL_FACTOR);
+    const __m512d one = _mm512_set1_pd(1.0);
     const double *a1 = a0 + n;
     __m512i prev0 = _mm512_setzero_si512(), prev1 = _mm512_setzero_si512();
     __m512i cur0 = n >= 8 ? AVX512_LOAD(a0) : _mm512_setzero_si512();
@@ -183,10 +184,20 @@ __attribute__((target("avx512f"))) static void rows2_avx512(const double *a0, co
         __m512i next0 = more ? AVX512_LOAD(a0 + j + 8) : _mm512_setzero_si512();
         __m512i next1 = more ? AVX512_LOAD(a1 + j + 8) : _mm512_setzero_si512();
         __m512d c0 = _mm512_castsi512_pd(cur0), c1 = _mm512_castsi512_pd(cur1);
-        STENCIL_BLOCK(_mm512, c0, AVX512_LEFT(cur0, prev0), AVX512_RIGHT(next0, cur0),
-                      _mm512_loadu_pd(up + j), c1, out + j, keep, k);
-        STENCIL_BLOCK(_mm512, c1, AVX512_LEFT(cur1, prev1), AVX512_RIGHT(next1, cur1), c0,
-                      _mm512_loadu_pd(down + j), out + n + j, keep, k);
+        /* left + right as fma(left, 1, right): the product is exact, so the one
+         * rounding is the add's and the grid is bit-identical; the add moves from
+         * the two FP add pipes, which bound this loop, to the two FMA pipes
+         * (docs/native-vs-memcpy.md: 0.5-2 % faster at 4 MiB). */
+        __m512d sides0 =
+            _mm512_fmadd_pd(AVX512_LEFT(cur0, prev0), one, AVX512_RIGHT(next0, cur0));
+        __m512d sides1 =
+            _mm512_fmadd_pd(AVX512_LEFT(cur1, prev1), one, AVX512_RIGHT(next1, cur1));
+        __m512d vertical0 = _mm512_add_pd(_mm512_loadu_pd(up + j), c1);
+        __m512d vertical1 = _mm512_add_pd(c0, _mm512_loadu_pd(down + j));
+        _mm512_storeu_pd(out + j, _mm512_fmadd_pd(k, _mm512_add_pd(sides0, vertical0),
+                                                  _mm512_mul_pd(keep, c0)));
+        _mm512_storeu_pd(out + n + j, _mm512_fmadd_pd(k, _mm512_add_pd(sides1, vertical1),
+                                                      _mm512_mul_pd(keep, c1)));
         prev0 = cur0;
         cur0 = next0;
         prev1 = cur1;
