@@ -186,7 +186,7 @@ __attribute__((target("avx512f"))) static void rows2_avx512(const double *a0, co
         __m512d c0 = _mm512_castsi512_pd(cur0), c1 = _mm512_castsi512_pd(cur1);
         /* left + right as fma(left, 1, right): the product is exact, so the one
          * rounding is the add's and the grid is bit-identical; the add moves from
-         * the two FP add pipes, which bound this loop, to the two FMA pipes
+         * the two FP add pipes, which bound this loop in L1, to the two FMA pipes
          * (docs/native-vs-memcpy.md: 0.5-2 % faster at 4 MiB). */
         __m512d sides0 =
             _mm512_fmadd_pd(AVX512_LEFT(cur0, prev0), one, AVX512_RIGHT(next0, cur0));
