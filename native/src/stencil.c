@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* sysconf(_SC_LEVEL1_DCACHE_SIZE) */
 #include "stencil.h"
 
 #include "common.h"
@@ -6,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const isa_names[] = {"scalar", "avx2", "avx512", "auto", NULL};
 
@@ -151,84 +153,136 @@ __attribute__((target("avx512f"))) static void row_avx512(const double *a, const
     row_tail(a, up, down, out, j, n);
 }
 
-/* The address 8 cache lines after p, as an integer: near a row's end it lies past
+/* The address `lines` cache lines after p, as an integer: near a row's end it lies past
  * the buffer, where C allows no pointer, but a prefetch there is harmless. */
-#define PREFETCH_LINES_AHEAD 8
-#define PREFETCH_AHEAD(p)                                                                          \
-    _mm_prefetch((const char *)((uintptr_t)(p) + PREFETCH_LINES_AHEAD * 64u), _MM_HINT_T0)
+#define PREFETCH_AHEAD(p, lines)                                                                   \
+    _mm_prefetch((const char *)((uintptr_t)(p) + (lines) * 64u), _MM_HINT_T0)
+/* Four rows take twice as long per line as two, so they ask fewer lines ahead
+ * (docs/native-vs-memcpy.md: 8/8 best for two rows, 6 or 3 for four). */
+#define PREFETCH_LINES_2ROWS 8
+#define PREFETCH_LINES_4ROWS 6
+#define MAX_ROWS_PER_PASS 4
+/* The loops over the pass's rows, unrolled: with `rows` a constant the arrays below
+ * are registers. */
+#define FOR_EACH_ROW(r, first) _Pragma("GCC unroll 4") for (int r = (first); r < rows; r++)
 
-/* Rows a0 and a1 = a0 + n at once, from rows up (above a0) and down (below a1):
- * each of the four input rows is loaded once for two output rows, where one row
- * at a time loads three rows per output row. Out of cache that is what costs
- * (docs/native-vs-memcpy.md: 16 MiB 0.45 -> 0.6 of memcpy). */
+/* `rows` rows a0, a0 + n, ... at once, from rows up (above the first) and down (below
+ * the last): each input row is loaded once for every output row it touches, where one
+ * row at a time loads three rows per output row. Out of cache that is what costs
+ * (docs/native-vs-memcpy.md: 16 MiB 0.45 -> 0.6 of memcpy). Inlined with a constant
+ * `rows`, so the arrays are registers. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+rows_avx512(const double *a0, const double *up, const double *down, double *out, int n,
+            const int rows, const int lines_ahead)
+{
+    const __m512d keep = _mm512_set1_pd(STENCIL_KEEP), k = _mm512_set1_pd(STENCIL_FACTOR);
+    const __m512d one = _mm512_set1_pd(1.0);
+    __m512i prev[MAX_ROWS_PER_PASS], cur[MAX_ROWS_PER_PASS], next[MAX_ROWS_PER_PASS];
+    FOR_EACH_ROW(r, 0) {
+        prev[r] = _mm512_setzero_si512();
+        cur[r] = n >= 8 ? AVX512_LOAD(a0 + (size_t)r * n) : _mm512_setzero_si512();
+    }
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        /* Ask for the lines this pass is the first to read (every row but the first,
+         * and down) and the lines it will write: at 4 MiB the loop waited on L3 for
+         * them (docs/native-vs-memcpy.md: 0.75 -> 0.81 of memcpy). */
+        FOR_EACH_ROW(r, 1)
+            PREFETCH_AHEAD(a0 + (size_t)r * n + j, lines_ahead);
+        PREFETCH_AHEAD(down + j, lines_ahead);
+        FOR_EACH_ROW(r, 0)
+            PREFETCH_AHEAD(out + (size_t)r * n + j, lines_ahead);
+        int more = j + 16 <= n;
+        FOR_EACH_ROW(r, 0)
+            next[r] = more ? AVX512_LOAD(a0 + (size_t)r * n + j + 8) : _mm512_setzero_si512();
+        /* Every load before the first store. Where a row is a multiple of 4 KiB long
+         * (n = 512: 2 MiB) every row's line j sits at the same offset in its page, and
+         * a load issued after a store to that offset waits for it (docs/native-vs-
+         * memcpy.md: 12 % at 2 MiB). The compiler keeps this order: `out` may alias
+         * the input as far as it knows. */
+        __m512d first_above = _mm512_loadu_pd(up + j), last_below = _mm512_loadu_pd(down + j);
+        __m512d result[MAX_ROWS_PER_PASS];
+        FOR_EACH_ROW(r, 0) {
+            __m512d c = _mm512_castsi512_pd(cur[r]);
+            __m512d above = r == 0 ? first_above : _mm512_castsi512_pd(cur[r > 0 ? r - 1 : 0]);
+            __m512d below = r == rows - 1 ? last_below
+                                          : _mm512_castsi512_pd(cur[r + 1 < rows ? r + 1 : r]);
+            /* left + right as fma(left, 1, right): the product is exact, so the one
+             * rounding is the add's and the grid is bit-identical; the add moves from
+             * the two FP add pipes, which bound this loop in L1, to the two FMA pipes
+             * (docs/native-vs-memcpy.md: 0.5-2 % faster at 4 MiB). */
+            __m512d sides = _mm512_fmadd_pd(AVX512_LEFT(cur[r], prev[r]), one,
+                                            AVX512_RIGHT(next[r], cur[r]));
+            result[r] = _mm512_fmadd_pd(k, _mm512_add_pd(sides, _mm512_add_pd(above, below)),
+                                        _mm512_mul_pd(keep, c));
+        }
+        FOR_EACH_ROW(r, 0)
+            _mm512_storeu_pd(out + (size_t)r * n + j, result[r]);
+        FOR_EACH_ROW(r, 0) {
+            prev[r] = cur[r];
+            cur[r] = next[r];
+        }
+    }
+    FOR_EACH_ROW(r, 0)
+        row_tail(a0 + (size_t)r * n, r == 0 ? up : a0 + (size_t)(r - 1) * n,
+                 r == rows - 1 ? down : a0 + (size_t)(r + 1) * n, out + (size_t)r * n, j, n);
+}
+#undef FOR_EACH_ROW
+
 __attribute__((target("avx512f"))) static void rows2_avx512(const double *a0, const double *up,
                                                            const double *down, double *out,
                                                            int n)
 {
-    const __m512d keep = _mm512_set1_pd(STENCIL_KEEP), k = _mm512_set1_pd(STENCIL_FACTOR);
-    const __m512d one = _mm512_set1_pd(1.0);
-    const double *a1 = a0 + n;
-    __m512i prev0 = _mm512_setzero_si512(), prev1 = _mm512_setzero_si512();
-    __m512i cur0 = n >= 8 ? AVX512_LOAD(a0) : _mm512_setzero_si512();
-    __m512i cur1 = n >= 8 ? AVX512_LOAD(a1) : _mm512_setzero_si512();
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        /* Ask for the lines this pass is the first to read (rows a1 and down) and
-         * the lines it will write, 8 lines ahead: at 4 MiB the loop waited on L3
-         * for them (docs/native-vs-memcpy.md: 0.75 -> 0.81 of memcpy). */
-        PREFETCH_AHEAD(a1 + j);
-        PREFETCH_AHEAD(down + j);
-        PREFETCH_AHEAD(out + j);
-        PREFETCH_AHEAD(out + n + j);
-        int more = j + 16 <= n;
-        __m512i next0 = more ? AVX512_LOAD(a0 + j + 8) : _mm512_setzero_si512();
-        __m512i next1 = more ? AVX512_LOAD(a1 + j + 8) : _mm512_setzero_si512();
-        __m512d c0 = _mm512_castsi512_pd(cur0), c1 = _mm512_castsi512_pd(cur1);
-        /* left + right as fma(left, 1, right): the product is exact, so the one
-         * rounding is the add's and the grid is bit-identical; the add moves from
-         * the two FP add pipes, which bound this loop in L1, to the two FMA pipes
-         * (docs/native-vs-memcpy.md: 0.5-2 % faster at 4 MiB). */
-        __m512d sides0 =
-            _mm512_fmadd_pd(AVX512_LEFT(cur0, prev0), one, AVX512_RIGHT(next0, cur0));
-        __m512d sides1 =
-            _mm512_fmadd_pd(AVX512_LEFT(cur1, prev1), one, AVX512_RIGHT(next1, cur1));
-        __m512d vertical0 = _mm512_add_pd(_mm512_loadu_pd(up + j), c1);
-        __m512d vertical1 = _mm512_add_pd(c0, _mm512_loadu_pd(down + j));
-        _mm512_storeu_pd(out + j, _mm512_fmadd_pd(k, _mm512_add_pd(sides0, vertical0),
-                                                  _mm512_mul_pd(keep, c0)));
-        _mm512_storeu_pd(out + n + j, _mm512_fmadd_pd(k, _mm512_add_pd(sides1, vertical1),
-                                                      _mm512_mul_pd(keep, c1)));
-        prev0 = cur0;
-        cur0 = next0;
-        prev1 = cur1;
-        cur1 = next1;
-    }
-    row_tail(a0, up, a1, out, j, n);
-    row_tail(a1, a0, down, out + n, j, n);
+    rows_avx512(a0, up, down, out, n, 2, PREFETCH_LINES_2ROWS);
+}
+
+__attribute__((target("avx512f"))) static void rows4_avx512(const double *a0, const double *up,
+                                                           const double *down, double *out,
+                                                           int n)
+{
+    rows_avx512(a0, up, down, out, n, 4, PREFETCH_LINES_4ROWS);
+}
+
+int stencil_rows_per_pass(int n)
+{
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE); /* glibc's figure from startup: 4 ns */
+    if (l1 <= 0)
+        l1 = 32 * 1024; /* what every x86 core with AVX-512 has had so far */
+    /* A pass of two rows reads four rows and writes two. */
+    return 6 * (size_t)n * sizeof(double) > (size_t)l1 ? 4 : 2;
 }
 
 typedef void (*row_fn)(const double *, const double *, const double *, double *, int);
 
-void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
-                  const double *zero_row)
+void stencil_rows_grouped(enum isa isa, const double *in, double *out, int lo, int hi, int n,
+                          const double *zero_row, int rows_per_pass)
 {
     row_fn row = isa == ISA_AVX512 ? row_avx512 : isa == ISA_AVX2 ? row_avx2 : row_scalar;
     int in_lo = lo > 0 ? lo - 1 : 0;
     int i = lo;
-    if (isa == ISA_AVX512) {
-        for (; i + 1 < hi; i += 2) {
-            const double *a = in + (size_t)(i - in_lo) * n;
-            const double *up = i > 0 ? a - n : zero_row;
-            const double *down = i + 1 < n - 1 ? a + 2 * (size_t)n : zero_row;
-            rows2_avx512(a, up, down, out + (size_t)(i - lo) * n, n);
-        }
-    }
-    for (; i < hi; i++) {
-        const double *a = in + (size_t)(i - in_lo) * n;
-        const double *up = i > 0 ? a - n : zero_row;
-        const double *down = i < n - 1 ? a + n : zero_row;
-        row(a, up, down, out + (size_t)(i - lo) * n, n);
-    }
+#define ROW_IN(i) (in + (size_t)((i) - in_lo) * n)
+#define ROW_UP(i) ((i) > 0 ? ROW_IN(i) - n : zero_row)
+#define ROW_BELOW(i, rows) ((i) + (rows) < n ? ROW_IN((i) + (rows)) : zero_row)
+#define ROW_OUT(i) (out + (size_t)((i) - lo) * n)
+    if (isa == ISA_AVX512 && rows_per_pass >= 4)
+        for (; i + 3 < hi; i += 4)
+            rows4_avx512(ROW_IN(i), ROW_UP(i), ROW_BELOW(i, 4), ROW_OUT(i), n);
+    if (isa == ISA_AVX512 && rows_per_pass >= 2)
+        for (; i + 1 < hi; i += 2)
+            rows2_avx512(ROW_IN(i), ROW_UP(i), ROW_BELOW(i, 2), ROW_OUT(i), n);
+    for (; i < hi; i++)
+        row(ROW_IN(i), ROW_UP(i), ROW_BELOW(i, 1), ROW_OUT(i), n);
+#undef ROW_IN
+#undef ROW_UP
+#undef ROW_BELOW
+#undef ROW_OUT
+}
+
+void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
+                  const double *zero_row)
+{
+    stencil_rows_grouped(isa, in, out, lo, hi, n, zero_row,
+                         isa == ISA_AVX512 ? stencil_rows_per_pass(n) : 1);
 }
 
 void grid_apply_boundary(double *grid, const double *rows, int lo, int hi, int n)

@@ -38,6 +38,16 @@ void grid_init(double *grid, int n);
 void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
                   const double *zero_row);
 
+/* How many rows the AVX-512 kernel computes per pass over a row: 2 while a pass's
+ * window (four input rows, two output rows) fits in the L1 data cache, else 4, which
+ * re-read from L2 half as many rows per output row (docs/native-vs-memcpy.md). */
+int stencil_rows_per_pass(int n);
+
+/* stencil_rows() with the rows per pass given (1, 2 or 4; AVX-512 only, other ISAs
+ * take one row at a time): stencil-test checks every kernel on the same grids. */
+void stencil_rows_grouped(enum isa isa, const double *in, double *out, int lo, int hi, int n,
+                          const double *zero_row, int rows_per_pass);
+
 /* The client's half of seed 000's step: copy rows [lo, hi) into the grid and
  * force the Dirichlet boundary (outer ring = 0). */
 void grid_apply_boundary(double *grid, const double *rows, int lo, int hi, int n);

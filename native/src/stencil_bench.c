@@ -116,13 +116,15 @@ int main(int argc, char **argv)
     double stencil_bps = (double)bytes / stencil_s;
     double memcpy_bps = (double)bytes / memcpy_s;
     if (cfg.json)
-        printf("{\"isa\": \"%s\", \"size_bytes\": %" PRIu64 ", \"grid_n\": %d, "
+        printf("{\"isa\": \"%s\", \"rows_per_pass\": %d, \"size_bytes\": %" PRIu64
+               ", \"grid_n\": %d, "
                "\"iterations\": %" PRIu64 ", \"copy_slots\": %" PRIu64 ", "
                "\"stencil_bytes_per_s\": %.1f, "
                "\"memcpy_bytes_per_s\": %.1f, \"stencil_vs_memcpy\": %.4f, "
                "\"checksum\": \"%016" PRIx64 "\"}\n",
-               isa_names[isa], cfg.size, n, cfg.iterations, cfg.copy_slots, stencil_bps, memcpy_bps,
-               stencil_bps / memcpy_bps, checksum);
+               isa_names[isa], isa == ISA_AVX512 ? stencil_rows_per_pass(n) : 1, cfg.size, n,
+               cfg.iterations, cfg.copy_slots, stencil_bps, memcpy_bps, stencil_bps / memcpy_bps,
+               checksum);
     else
         printf("%-7s %10s %6s %10s %16s %16s %8s  %-16s\n%-7s %10" PRIu64 " %6d %10" PRIu64
                " %16.1f %16.1f %8.3f  %016" PRIx64 "\n",

@@ -41,8 +41,9 @@ static double random_value(void)
     return (double)(rng_state >> 11) * 0x1p-53 * 2.0 - 0.5;
 }
 
-/* Checks rows [lo, hi) of an n x n grid for one ISA; returns 0 if bit-identical. */
-static int check(enum isa isa, const double *grid, int lo, int hi, int n)
+/* Checks rows [lo, hi) of an n x n grid for one ISA and rows per pass; returns 0 if
+ * bit-identical. */
+static int check(enum isa isa, int rows_per_pass, const double *grid, int lo, int hi, int n)
 {
     size_t row = (size_t)n * sizeof(double);
     int in_lo = lo > 0 ? lo - 1 : 0, in_hi = hi < n ? hi + 1 : n;
@@ -57,12 +58,13 @@ static int check(enum isa isa, const double *grid, int lo, int hi, int n)
         goto out;
     }
     memcpy(in, grid + (size_t)in_lo * n, (size_t)(in_hi - in_lo) * row);
-    stencil_rows(isa, in, out, lo, hi, n, zero_row);
+    stencil_rows_grouped(isa, in, out, lo, hi, n, zero_row, rows_per_pass);
     reference(grid, want, lo, hi, n);
     for (size_t c = 0; c < (size_t)(hi - lo) * n; c++)
         if (memcmp(&out[c], &want[c], sizeof(double)) != 0) {
-            err_msg("isa %s n %d rows [%d, %d): cell (%zu, %zu) is %a, reference %a",
-                    isa_names[isa], n, lo, hi, (size_t)lo + c / (size_t)n, c % (size_t)n, out[c],
+            err_msg("isa %s, %d rows per pass, n %d rows [%d, %d): cell (%zu, %zu) is %a, "
+                    "reference %a",
+                    isa_names[isa], rows_per_pass, n, lo, hi, (size_t)lo + c / (size_t)n, c % (size_t)n, out[c],
                     want[c]);
             goto out;
         }
@@ -87,18 +89,26 @@ int main(void)
             return err_msg("out of memory") ? 1 : 1;
         for (size_t c = 0; c < (size_t)n * n; c++)
             grid[c] = random_value();
-        for (int isa = ISA_SCALAR; isa < ISA_AUTO; isa++) {
-            if (!isa_supported((enum isa)isa))
+        /* Every kernel: one row at a time for each ISA, and AVX-512's two and four
+         * rows per pass, whichever stencil_rows() would pick for this width. */
+        static const struct {
+            enum isa isa;
+            int rows_per_pass;
+        } kernels[] = {{ISA_SCALAR, 1}, {ISA_AVX2, 1}, {ISA_AVX512, 1}, {ISA_AVX512, 2},
+                       {ISA_AVX512, 4}};
+        for (size_t kern = 0; kern < sizeof(kernels) / sizeof(kernels[0]); kern++) {
+            enum isa isa = kernels[kern].isa;
+            if (!isa_supported(isa))
                 continue;
             /* Whole grid, every single row, then ranges of every length from a few
              * starting rows: odd and even counts, touching the top, the bottom or
-             * neither. */
+             * neither, and every remainder of four. */
             for (int lo = 0; lo < n; lo++)
                 for (int hi = lo + 1; hi <= n; hi++) {
-                    if (lo > 3 && lo < n - 4 && hi > lo + 6 && hi < n)
+                    if (lo > 3 && lo < n - 4 && hi > lo + 8 && hi < n)
                         continue; /* the middle adds nothing the rest does not cover */
                     cases++;
-                    failed += check((enum isa)isa, grid, lo, hi, n) != 0;
+                    failed += check(isa, kernels[kern].rows_per_pass, grid, lo, hi, n) != 0;
                 }
         }
         free(grid);

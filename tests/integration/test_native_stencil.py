@@ -162,6 +162,28 @@ def test_pingpong_grid_matches_numpy(native_build, tmp_path, pipeline):
     assert result["checksum"] == checksum(want)
 
 
+def test_a_grid_beyond_l1_takes_four_rows_per_pass_and_the_same_grid(native_build):
+    """Rows of 11.6 KB: a two-row pass's window (six rows, 70 KB) is past any L1 data
+    cache, so AVX-512 takes four rows per pass (stencil_rows_per_pass); its grid is the
+    scalar kernel's, bit for bit (the scalar one is held to the NumPy reference below;
+    a NumPy reference of this size takes seconds)."""
+    if not cpu_isas()["avx512"]:
+        pytest.skip("this CPU has no avx512 (/proc/cpuinfo)")
+    runs = {
+        isa: run_json(
+            [
+                str(native_build / "stencil-bench"),
+                *("--isa", isa, "--size", str(1448 * 1448 * 8), "--iterations", "20"),
+                *("--boundary", "--json"),
+            ]
+        )
+        for isa in ("scalar", "avx512")
+    }
+    assert runs["avx512"]["grid_n"] == 1448
+    assert (runs["scalar"]["rows_per_pass"], runs["avx512"]["rows_per_pass"]) == (1, 4)
+    assert runs["avx512"]["checksum"] == runs["scalar"]["checksum"]
+
+
 @pytest.mark.parametrize("isa", ["scalar", "avx2", "avx512"])
 def test_every_isa_gives_the_reference_grid(native_build, tmp_path, isa):
     if not cpu_isas()[isa]:
@@ -209,9 +231,10 @@ def test_every_isa_gives_the_reference_grid(native_build, tmp_path, isa):
 
 def test_kernels_match_the_per_cell_reference_at_every_seam(native_build):
     """stencil-test: every supported ISA's stencil_rows() against a per-cell scalar
-    reference, bit for bit, on random grids: widths 2-67 (below one vector, not a
-    multiple of 8), odd and even row counts, ranges touching the top, the bottom or
-    neither. Under ASan (build-asan) it also proves no load runs past a row."""
+    reference, bit for bit, on random grids, AVX-512 with one, two and four rows per
+    pass: widths 2-67 (below one vector, not a multiple of 8), every row count and its
+    remainder of four, ranges touching the top, the bottom or neither. Under ASan
+    (build-asan) it also proves no load runs past a row."""
     proc = subprocess.run(
         [str(native_build / "stencil-test")], capture_output=True, text=True, timeout=120
     )
