@@ -92,7 +92,9 @@ LAB_MARKS ?=
 # the integration tier's 266 tests passed 506 s after it started, 176 s after they ended.
 # 2026-11-29, fresh clones with CI=true: 914f54c 38:55 (own tests 263 s, the tier 441 s
 # beside them, deployed 1691 s); 637b835 34:54 (285 s, 390 s, 1535 s) once lint and the
-# unit tests ran side by side and the test tiers kept bytecode (Makefile).
+# unit tests ran side by side and the test tiers kept bytecode (Makefile). Afternoon:
+# 94b5bab 35:13 (255 s, 355 s, 1603 s); ea20e3f 39:38 (329 s, 467 s, 1729 s), one new
+# 0.4 s test apart the same suites: every phase 8-29 % longer on a busier host.
 INTEGRATION_BESIDE ?=
 BESIDE := $(TOP)/tests/lab/beside.sh
 BESIDE_LOG := $(TOP)/build/integration-beside.log
