@@ -196,10 +196,10 @@ rows_avx512(const double *a0, const double *up, const double *down, double *out,
         FOR_EACH_ROW(r, 0)
             next[r] = more ? AVX512_LOAD(a0 + (size_t)r * n + j + 8) : _mm512_setzero_si512();
         /* Every load before the first store. Where a row is a multiple of 4 KiB long
-         * (n = 512: 2 MiB) every row's line j sits at the same offset in its page, and
-         * a load issued after a store to that offset waits for it (docs/native-vs-
-         * memcpy.md: 12 % at 2 MiB). The compiler keeps this order: `out` may alias
-         * the input as far as it knows. */
+         * (n = 512: 2 MiB) every row's line j sits at the same offset in its page; with
+         * a store first, the same instructions were 12 % slower there (docs/native-vs-
+         * memcpy.md; our reading: the load waits on the store, 4 KiB aliasing). The
+         * compiler keeps this order: `out` may alias the input as far as it knows. */
         __m512d first_above = _mm512_loadu_pd(up + j), last_below = _mm512_loadu_pd(down + j);
         __m512d result[MAX_ROWS_PER_PASS];
         FOR_EACH_ROW(r, 0) {
@@ -208,9 +208,10 @@ rows_avx512(const double *a0, const double *up, const double *down, double *out,
             __m512d below = r == rows - 1 ? last_below
                                           : _mm512_castsi512_pd(cur[r + 1 < rows ? r + 1 : r]);
             /* left + right as fma(left, 1, right): the product is exact, so the one
-             * rounding is the add's and the grid is bit-identical; the add moves from
-             * the two FP add pipes, which bound this loop in L1, to the two FMA pipes
-             * (docs/native-vs-memcpy.md: 0.5-2 % faster at 4 MiB). */
+             * rounding is the add's and the grid is bit-identical. Measured faster in
+             * L1 (2.96 -> 2.89 TSC ticks per vector) and 0.5-2 % at 4 MiB; our reading,
+             * without counters, is that it moves an add off the busier add pipes
+             * (docs/native-vs-memcpy.md). */
             __m512d sides = _mm512_fmadd_pd(AVX512_LEFT(cur[r], prev[r]), one,
                                             AVX512_RIGHT(next[r], cur[r]));
             result[r] = _mm512_fmadd_pd(k, _mm512_add_pd(sides, _mm512_add_pd(above, below)),
@@ -243,11 +244,13 @@ __attribute__((target("avx512f"))) static void rows4_avx512(const double *a0, co
     rows_avx512(a0, up, down, out, n, 4, PREFETCH_LINES_4ROWS);
 }
 
-int stencil_rows_per_pass(int n)
+int stencil_rows_per_pass(enum isa isa, int n)
 {
+    if (isa != ISA_AVX512)
+        return 1;
     long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE); /* glibc's figure from startup: 4 ns */
     if (l1 <= 0)
-        l1 = 32 * 1024; /* what every x86 core with AVX-512 has had so far */
+        l1 = 32 * 1024; /* unknown: the smaller of the 32 and 48 KiB AVX-512 cores have */
     /* A pass of two rows reads four rows and writes two. */
     return 6 * (size_t)n * sizeof(double) > (size_t)l1 ? 4 : 2;
 }
@@ -281,8 +284,7 @@ void stencil_rows_grouped(enum isa isa, const double *in, double *out, int lo, i
 void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
                   const double *zero_row)
 {
-    stencil_rows_grouped(isa, in, out, lo, hi, n, zero_row,
-                         isa == ISA_AVX512 ? stencil_rows_per_pass(n) : 1);
+    stencil_rows_grouped(isa, in, out, lo, hi, n, zero_row, stencil_rows_per_pass(isa, n));
 }
 
 void grid_apply_boundary(double *grid, const double *rows, int lo, int hi, int n)

@@ -38,10 +38,11 @@ void grid_init(double *grid, int n);
 void stencil_rows(enum isa isa, const double *in, double *out, int lo, int hi, int n,
                   const double *zero_row);
 
-/* How many rows the AVX-512 kernel computes per pass over a row: 2 while a pass's
- * window (four input rows, two output rows) fits in the L1 data cache, else 4, which
- * re-read from L2 half as many rows per output row (docs/native-vs-memcpy.md). */
-int stencil_rows_per_pass(int n);
+/* How many rows stencil_rows() computes per pass over a row: 1 for scalar and AVX2;
+ * for AVX-512 2 while a pass's window (four input rows, two output rows) fits in the
+ * L1 data cache, else 4, which re-read from L2 half as many rows per output row
+ * (docs/native-vs-memcpy.md). */
+int stencil_rows_per_pass(enum isa isa, int n);
 
 /* stencil_rows() with the rows per pass given (1, 2 or 4; AVX-512 only, other ISAs
  * take one row at a time): stencil-test checks every kernel on the same grids. */

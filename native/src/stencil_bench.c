@@ -122,7 +122,7 @@ int main(int argc, char **argv)
                "\"stencil_bytes_per_s\": %.1f, "
                "\"memcpy_bytes_per_s\": %.1f, \"stencil_vs_memcpy\": %.4f, "
                "\"checksum\": \"%016" PRIx64 "\"}\n",
-               isa_names[isa], isa == ISA_AVX512 ? stencil_rows_per_pass(n) : 1, cfg.size, n,
+               isa_names[isa], stencil_rows_per_pass((enum isa)isa, n), cfg.size, n,
                cfg.iterations, cfg.copy_slots, stencil_bps, memcpy_bps, stencil_bps / memcpy_bps,
                checksum);
     else

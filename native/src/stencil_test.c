@@ -64,8 +64,8 @@ static int check(enum isa isa, int rows_per_pass, const double *grid, int lo, in
         if (memcmp(&out[c], &want[c], sizeof(double)) != 0) {
             err_msg("isa %s, %d rows per pass, n %d rows [%d, %d): cell (%zu, %zu) is %a, "
                     "reference %a",
-                    isa_names[isa], rows_per_pass, n, lo, hi, (size_t)lo + c / (size_t)n, c % (size_t)n, out[c],
-                    want[c]);
+                    isa_names[isa], rows_per_pass, n, lo, hi, (size_t)lo + c / (size_t)n,
+                    c % (size_t)n, out[c], want[c]);
             goto out;
         }
     rc = 0;
@@ -89,8 +89,8 @@ int main(void)
             return err_msg("out of memory") ? 1 : 1;
         for (size_t c = 0; c < (size_t)n * n; c++)
             grid[c] = random_value();
-        /* Every kernel: one row at a time for each ISA, and AVX-512's two and four
-         * rows per pass, whichever stencil_rows() would pick for this width. */
+        /* Every kernel on every width, whatever stencil_rows() would pick for it: one
+         * row at a time for each ISA, and AVX-512's two and four rows per pass. */
         static const struct {
             enum isa isa;
             int rows_per_pass;
